@@ -1,0 +1,1 @@
+"""The question bank, the decision-point detectors, ranking and the miner."""
