@@ -1,0 +1,187 @@
+"""The event schema: what one line of a session's `events.jsonl` may say.
+
+Every event is one JSON object on one line::
+
+    {"v": 1, "seq": 17, "t": 1764441600.25, "type": "tool_call", ...fields}
+
+`v` is the schema version, `seq` counts from 0 in the order the writer appended, `t` is unix
+seconds. The fields of each type are below. Readers keep events of unknown types (and unknown
+fields) untouched: a newer writer must never make an older console drop data.
+
+Events are plain dicts all the way through (fast to parse, trivial to extend); the constants
+and `validate_event` here are the contract.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class EventType:
+    name: str
+    required: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+    doc: str = ""
+    fsync: bool = False  # durable before the writer returns
+
+
+def _t(name: str, required: tuple[str, ...], optional: tuple[str, ...] = (), doc: str = "",
+       fsync: bool = False) -> EventType:
+    return EventType(name, required, optional, doc, fsync)
+
+
+EVENT_TYPES: dict[str, EventType] = {
+    t.name: t
+    for t in (
+        _t("session_start", ("task",),
+           ("goal", "agent", "model", "host", "device", "workspace", "source", "recorded_by",
+            "note", "config"),
+           "A session began. agent: kernelseek | claude-code | codex | scripted. source: the "
+           "transcript a session was imported from. recorded_by: what produced the log.",
+           fsync=True),
+        _t("assistant_delta", ("block", "text"), ("turn",),
+           "A streamed chunk of assistant text (coalesced), for the live view. The whole block "
+           "follows as assistant_text with the same block id; replay and detectors use that."),
+        _t("assistant_text", ("text",), ("block", "turn"),
+           "One whole block of assistant text."),
+        _t("thinking", ("text",), ("block", "turn", "redacted"), "One block of model thinking."),
+        _t("tool_call", ("id", "name", "input"), ("turn",),
+           "The agent called a tool. input is the tool's arguments (an object)."),
+        _t("tool_result", ("id", "output"),
+           ("is_error", "duration_s", "truncated", "name", "interrupted"),
+           "A tool call's result. output is text as the agent saw it."),
+        _t("eval_start", (), ("candidate", "candidate_hash", "quick", "scenarios", "n"),
+           "An evaluation began (the console shows a progress bar until eval_result)."),
+        _t("eval_progress", ("done", "total"), ("scenario", "phase", "n"),
+           "An evaluation finished one more scenario."),
+        _t("eval_result", ("summary",), ("report", "n", "inferred", "candidate_hash", "call_id"),
+           "An evaluation finished. summary: geomean, all_correct, passed, total, best_geomean, "
+           "goal_met, min_ratio, fast_1, flags, failing, ... report: file under evals/. "
+           "inferred: true when extracted from a foreign transcript's tool output.",
+           fsync=True),
+        _t("decision_point", ("kind", "evidence"), ("about_seq", "suggestions", "detail", "strength"),
+           "A detector fired. kind: start | stall | limit_claim | completion_claim | "
+           "suspicious_win | correctness_break | regression | loop. suggestions: ranked bank "
+           "items [{id, text}]."),
+        _t("human_message", ("text",),
+           ("source", "bank_id", "decision_point", "inbox_id", "kind", "context", "author"),
+           "A human (or autopilot) message reached the agent. source: bank | free | autopilot | "
+           "imported. inbox_id acknowledges the inbox line it came from. kind: message | "
+           "interrupt. context: the open decision point and the latest evaluation summary.",
+           fsync=True),
+        _t("stop_check", ("goal_met",), ("reasons", "blocked", "eval_seq", "summary"),
+           "The agent ended its turn; the runner checked the goal in code. blocked: the stop was "
+           "refused and the session goes on."),
+        _t("usage", (), ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
+                         "cost_usd", "total_cost_usd", "total_tokens", "model"),
+           "Tokens and cost of one model request (totals so far in total_*)."),
+        _t("error", ("message",), ("where", "fatal", "detail"), "Something went wrong."),
+        _t("session_end", ("reason",), ("detail", "summary"),
+           "The session ended. reason: goal_met | max_turns | max_cost | max_hours | stopped | "
+           "error | completed | ...", fsync=True),
+    )
+}
+
+FSYNC_TYPES: frozenset[str] = frozenset(t.name for t in EVENT_TYPES.values() if t.fsync)
+
+DECISION_KINDS: tuple[str, ...] = (
+    "start", "stall", "limit_claim", "completion_claim", "suspicious_win",
+    "correctness_break", "regression", "loop",
+)
+
+HUMAN_SOURCES: tuple[str, ...] = ("bank", "free", "autopilot", "imported")
+
+
+@dataclass
+class EventProblem:
+    """Why an event does not fit the schema (reported, never fatal to a reader)."""
+
+    field: str
+    message: str
+
+
+def validate_event(event: object) -> list[EventProblem]:
+    """Check one event against the schema. Unknown types are fine (kept, shown generically)."""
+    if not isinstance(event, dict):
+        return [EventProblem("", "an event is a JSON object")]
+    problems: list[EventProblem] = []
+    kind = event.get("type")
+    if not isinstance(kind, str) or not kind:
+        problems.append(EventProblem("type", "missing or not a string"))
+        return problems
+    seq = event.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+        problems.append(EventProblem("seq", "missing or not a non-negative integer"))
+    t = event.get("t")
+    if not isinstance(t, (int, float)) or isinstance(t, bool):
+        problems.append(EventProblem("t", "missing or not a number"))
+    spec = EVENT_TYPES.get(kind)
+    if spec is not None:
+        for name in spec.required:
+            if name not in event:
+                problems.append(EventProblem(name, f"required by {kind}"))
+    return problems
+
+
+@dataclass
+class Summary:
+    """Running totals a viewer wants in its header, folded from events one at a time."""
+
+    task: str | None = None
+    model: str | None = None
+    goal: dict = field(default_factory=dict)
+    started: float | None = None
+    last_t: float | None = None
+    ended: str | None = None
+    events: int = 0
+    tool_calls: int = 0
+    evals: int = 0
+    human_messages: int = 0
+    decision_points: int = 0
+    best_geomean: float | None = None
+    last_eval: dict | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, ev: dict) -> None:
+        self.events += 1
+        kind = ev.get("type")
+        t = ev.get("t")
+        if isinstance(t, (int, float)):
+            self.last_t = t
+            if self.started is None:
+                self.started = t
+        if kind == "session_start":
+            self.task = ev.get("task")
+            self.model = ev.get("model")
+            self.goal = ev.get("goal") or {}
+        elif kind == "tool_call":
+            self.tool_calls += 1
+        elif kind == "eval_result":
+            self.evals += 1
+            summary = ev.get("summary") or {}
+            self.last_eval = summary
+            g = summary.get("geomean")
+            if isinstance(g, (int, float)) and summary.get("all_correct", True):
+                if self.best_geomean is None or g > self.best_geomean:
+                    self.best_geomean = float(g)
+            b = summary.get("best_geomean")
+            if isinstance(b, (int, float)) and (self.best_geomean is None or b > self.best_geomean):
+                self.best_geomean = float(b)
+        elif kind == "human_message":
+            self.human_messages += 1
+        elif kind == "decision_point":
+            self.decision_points += 1
+        elif kind == "usage":
+            self.input_tokens += int(ev.get("input_tokens") or 0) + int(ev.get("cache_read_tokens") or 0) \
+                + int(ev.get("cache_write_tokens") or 0)
+            self.output_tokens += int(ev.get("output_tokens") or 0)
+            if isinstance(ev.get("total_cost_usd"), (int, float)):
+                self.cost_usd = float(ev["total_cost_usd"])
+            else:
+                self.cost_usd += float(ev.get("cost_usd") or 0.0)
+        elif kind == "session_end":
+            self.ended = str(ev.get("reason"))

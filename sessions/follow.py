@@ -1,0 +1,126 @@
+"""Following a live log: new events within ~100 ms of their append.
+
+`LogFollower` wraps a `LogReader` and wakes on file-system notifications from watchfiles
+(inotify on Linux). Where notifications are unavailable (no inotify, a network file system,
+the watch limit reached, or KERNELSEEK_FORCE_POLLING=1) it polls the file's size instead.
+Either way it re-reads at least every `idle_check_s`, so a missed notification costs latency,
+never events.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+from sessions.log import LogReader, Malformed
+
+
+class LogFollower:
+    def __init__(self, path: str | os.PathLike, *, force_polling: bool | None = None,
+                 poll_interval_s: float = 0.02, idle_check_s: float = 0.25) -> None:
+        self.path = Path(path)
+        self.reader = LogReader(self.path)
+        if force_polling is None:
+            force_polling = os.environ.get("KERNELSEEK_FORCE_POLLING", "") not in ("", "0")
+        self.force_polling = force_polling
+        self.poll_interval_s = poll_interval_s
+        self.idle_check_s = idle_check_s
+        self.mode = "polling" if force_polling else "notify"
+
+    @property
+    def malformed(self) -> list[Malformed]:
+        return self.reader.malformed
+
+    def read_available(self) -> list[dict]:
+        """Whatever whole events were appended since the last call (never blocks)."""
+        return self.reader.read().events
+
+    def follow(self, stop: threading.Event | None = None) -> Iterator[list[dict]]:
+        """Yield batches of new events until `stop` is set. The first batch is the backlog."""
+        stop = stop or threading.Event()
+        backlog = self.read_available()
+        if backlog:
+            yield backlog
+        if not self.force_polling:
+            try:
+                yield from self._follow_notify(stop)
+                return
+            except Exception:  # watchfiles/inotify unavailable: fall back, losing nothing
+                self.mode = "polling"
+        yield from self._follow_poll(stop)
+
+    def _follow_notify(self, stop: threading.Event) -> Iterator[list[dict]]:
+        import watchfiles
+
+        target = self.path.resolve()
+        watch_dir = target.parent
+        watch_dir.mkdir(parents=True, exist_ok=True)
+        name = target.name
+
+        def only_log(_change, changed_path: str) -> bool:
+            return os.path.basename(changed_path) == name
+
+        changes = watchfiles.watch(
+            watch_dir, watch_filter=only_log, debounce=40, step=5, stop_event=stop,
+            rust_timeout=int(self.idle_check_s * 1000), yield_on_timeout=True,
+            recursive=False, raise_interrupt=False,
+        )
+        self.mode = "notify"
+        for _ in changes:
+            batch = self.read_available()
+            if batch:
+                yield batch
+            if stop.is_set():
+                return
+
+    def _follow_poll(self, stop: threading.Event) -> Iterator[list[dict]]:
+        last_size = -1
+        last_check = 0.0
+        while not stop.is_set():
+            try:
+                size = self.path.stat().st_size
+            except FileNotFoundError:
+                size = -1
+            now = time.monotonic()
+            if size != last_size or now - last_check >= self.idle_check_s:
+                last_size, last_check = size, now
+                batch = self.read_available()
+                if batch:
+                    yield batch
+            stop.wait(self.poll_interval_s)
+
+    async def afollow(self, stop: "asyncio.Event | None" = None) -> AsyncIterator[list[dict]]:  # noqa: F821
+        """The same for asyncio callers (awatch, or polling with asyncio.sleep)."""
+        import asyncio
+
+        stop = stop or asyncio.Event()
+        backlog = self.read_available()
+        if backlog:
+            yield backlog
+        if not self.force_polling:
+            try:
+                import watchfiles
+
+                target = self.path.resolve()
+                name = target.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                async for _ in watchfiles.awatch(
+                    target.parent, watch_filter=lambda _c, p: os.path.basename(p) == name,
+                    debounce=40, step=5, stop_event=stop, rust_timeout=int(self.idle_check_s * 1000),
+                    yield_on_timeout=True, recursive=False,
+                ):
+                    batch = self.read_available()
+                    if batch:
+                        yield batch
+                    if stop.is_set():
+                        return
+                return
+            except Exception:
+                self.mode = "polling"
+        while not stop.is_set():
+            batch = self.read_available()
+            if batch:
+                yield batch
+            await asyncio.sleep(self.poll_interval_s)

@@ -1,0 +1,128 @@
+"""The inbox: human messages travelling from a console to the runner, exactly once.
+
+Consoles append lines to `inbox.jsonl` (each in one O_APPEND write, under a shared flock so
+several consoles can type at once). The runner reads the lines it has not delivered, delivers
+each at the next turn boundary, and acknowledges it by writing a `human_message` event carrying
+the line's `inbox_id` to events.jsonl (fsynced) *before* the model sees it. The log is the
+record of delivery: after a crash, the acknowledged ids are read back from it, so every line is
+delivered once and none is lost.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from sessions.log import LogReader, Malformed, SessionWriter, read_events
+
+
+@dataclass
+class InboxMessage:
+    id: str
+    text: str
+    t: float
+    kind: str = "message"  # message | interrupt
+    source: str = "free"  # bank | free | autopilot
+    bank_id: str | None = None
+    decision_point: int | None = None  # seq of the open decision point
+    context: dict = field(default_factory=dict)
+    author: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "InboxMessage":
+        known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
+        return cls(**known)
+
+
+def new_inbox_id() -> str:
+    return f"m{int(time.time() * 1000):x}{secrets.token_hex(3)}"
+
+
+class Inbox:
+    """One session's inbox. `post` is for consoles; `pending` / `acknowledge` for the runner."""
+
+    def __init__(self, session_dir: str | os.PathLike) -> None:
+        self.dir = Path(session_dir)
+        self.path = self.dir / "inbox.jsonl"
+        self.events_path = self.dir / "events.jsonl"
+        self._reader = LogReader(self.path)
+        self._messages: dict[str, InboxMessage] = {}
+        self._order: list[str] = []
+        self._delivered: set[str] | None = None
+
+    # -- console side -------------------------------------------------------------------------
+
+    def post(self, text: str, *, kind: str = "message", source: str = "free",
+             bank_id: str | None = None, decision_point: int | None = None,
+             context: dict | None = None, author: str | None = None) -> InboxMessage:
+        """Append a message; durable (fsynced) when this returns."""
+        if kind not in ("message", "interrupt"):
+            raise ValueError(f"inbox kind must be message or interrupt, not {kind!r}")
+        msg = InboxMessage(id=new_inbox_id(), text=text, t=round(time.time(), 6), kind=kind,
+                           source=source, bank_id=bank_id, decision_point=decision_point,
+                           context=context or {}, author=author or os.environ.get("USER"))
+        line = json.dumps({"type": "inbox", **msg.to_dict()}, ensure_ascii=False,
+                          separators=(",", ":")).encode() + b"\n"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return msg
+
+    # -- runner side --------------------------------------------------------------------------
+
+    @property
+    def malformed(self) -> list[Malformed]:
+        return self._reader.malformed
+
+    def messages(self) -> list[InboxMessage]:
+        """Every message posted so far, in order (reads what is new since the last call)."""
+        for raw in self._reader.read().events:
+            msg = InboxMessage.from_dict(raw)
+            if msg.id not in self._messages:
+                self._messages[msg.id] = msg
+                self._order.append(msg.id)
+        return [self._messages[i] for i in self._order]
+
+    def delivered_ids(self) -> set[str]:
+        """Ids acknowledged in the session's log (read once, then kept up to date in memory)."""
+        if self._delivered is None:
+            self._delivered = {
+                ev["inbox_id"] for ev in read_events(self.events_path).events
+                if ev.get("type") == "human_message" and ev.get("inbox_id")
+            }
+        return self._delivered
+
+    def pending(self) -> list[InboxMessage]:
+        """Messages posted and not yet acknowledged, oldest first."""
+        done = self.delivered_ids()
+        return [m for m in self.messages() if m.id not in done]
+
+    def acknowledge(self, writer: SessionWriter, msg: InboxMessage, **extra) -> dict:
+        """Record delivery: a fsynced `human_message` event carrying the inbox id.
+
+        Call this before the message is handed to the model; it is the commit point.
+        """
+        done = self.delivered_ids()
+        if msg.id in done:
+            raise ValueError(f"inbox message {msg.id} was already delivered")
+        fields = {
+            "text": msg.text, "source": msg.source, "bank_id": msg.bank_id,
+            "decision_point": msg.decision_point, "inbox_id": msg.id, "kind": msg.kind,
+            "context": msg.context, "author": msg.author, "posted_t": msg.t,
+        }
+        fields.update(extra)
+        event = writer.append("human_message", **fields)
+        done.add(msg.id)
+        return event

@@ -1,0 +1,297 @@
+"""The append-only session log: one writer (enforced by a lock file), tolerant readers.
+
+The writer appends each event as one whole line in one `write` call and flushes it; the types
+the schema marks durable (session_start, human_message, eval_result, session_end) are fsynced
+before `append` returns. A second writer on the same session gets `SessionLockedError`.
+
+Readers never fail on a bad file: a torn last line (a writer caught mid-line) is left for the
+next read, a malformed line is skipped and reported with its line number, and everything after
+it is still read.
+"""
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import math
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sessions.events import FSYNC_TYPES, SCHEMA_VERSION
+
+
+_DECODER = json.JSONDecoder()
+
+
+class SessionError(Exception):
+    """A session cannot be opened or written as asked. Printed as one line by the CLI."""
+
+    exit_code = 2
+
+
+class SessionLockedError(SessionError):
+    pass
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A line that is not an event: where it is and why."""
+
+    path: str
+    line: int  # 1-based
+    reason: str
+    text: str  # the start of the line, for the message
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}: {self.text!r}"
+
+
+def _finite(obj):
+    """Replace non-finite floats (not valid JSON) by strings, recursively."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def encode_event(event: dict) -> bytes:
+    try:
+        text = json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                          default=str)
+    except ValueError:
+        text = json.dumps(_finite(event), ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.encode("utf-8", "surrogatepass") + b"\n"
+
+
+class SessionWriter:
+    """The one writer of an events.jsonl. Use as a context manager, or call close()."""
+
+    def __init__(self, path: str | os.PathLike, *, lock_path: str | os.PathLike | None = None,
+                 fsync_types: frozenset[str] = FSYNC_TYPES) -> None:
+        self.path = Path(path)
+        self.lock_path = Path(lock_path) if lock_path else self.path.with_name("writer.lock")
+        self.fsync_types = fsync_types
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = _acquire_lock(self.lock_path, self.path)
+        try:
+            self.next_seq = _next_seq_and_mend(self.path)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except BaseException:
+            os.close(self._lock_fd)
+            raise
+
+    def append(self, type: str, /, **fields) -> dict:
+        """Append one event; returns it with v, seq and t filled in."""
+        event = {"v": SCHEMA_VERSION, "seq": self.next_seq, "t": round(time.time(), 6), "type": type}
+        event.update(fields)
+        self.write_event(event)
+        return event
+
+    def write_event(self, event: dict) -> None:
+        """Append an event whose seq the caller set (importers); seq must not go backwards."""
+        if self._fd < 0:
+            raise SessionError(f"{self.path}: writer is closed")
+        seq = event.get("seq")
+        if not isinstance(seq, int) or seq < self.next_seq:
+            raise ValueError(f"event seq {seq!r} is behind the log's next seq {self.next_seq}")
+        data = encode_event(event)
+        view = memoryview(data)
+        while view:  # one write() in practice; loop only if the kernel writes short
+            n = os.write(self._fd, view)
+            view = view[n:]
+        if event.get("type") in self.fsync_types:
+            os.fsync(self._fd)
+        self.next_seq = seq + 1
+
+    def sync(self) -> None:
+        if self._fd >= 0:
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)  # releases the flock
+            self._lock_fd = -1
+
+    def __enter__(self) -> "SessionWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - safety net
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _acquire_lock(lock_path: Path, log_path: Path) -> int:
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = ""
+        try:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        except OSError:
+            pass
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            who = f" ({holder})" if holder else ""
+            raise SessionLockedError(
+                f"{log_path} is already being written by another process{who}; "
+                f"one runner writes a session (lock: {lock_path})") from None
+        raise
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
+    return fd
+
+
+def lock_is_held(lock_path: str | os.PathLike) -> bool:
+    """Whether a live process holds a session's writer lock (i.e. the session is running)."""
+    try:
+        fd = os.open(lock_path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _next_seq_and_mend(path: Path) -> int:
+    """The seq after the last whole event; terminate a torn last line so appends stay whole.
+
+    The torn fragment is kept (a reader reports it as malformed): nothing written is lost.
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return 0
+    if size == 0:
+        return 0
+    with open(path, "rb") as f:
+        f.seek(size - 1)
+        if f.read(1) != b"\n":
+            with open(path, "ab") as a:
+                a.write(b"\n")
+                a.flush()
+                os.fsync(a.fileno())
+    # scan backwards for the last line that parses
+    block = 1 << 16
+    with open(path, "rb") as f:
+        end = path.stat().st_size
+        tail = b""
+        pos = end
+        while pos > 0:
+            start = max(0, pos - block)
+            f.seek(start)
+            tail = f.read(pos - start) + tail
+            pos = start
+            lines = tail.split(b"\n")
+            # lines[0] may be partial unless we reached the start of the file
+            candidates = lines if pos == 0 else lines[1:]
+            for raw in reversed(candidates):
+                if not raw.strip():
+                    continue
+                try:
+                    ev = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(ev, dict) and isinstance(ev.get("seq"), int):
+                    return ev["seq"] + 1
+            if len(tail) > 64 * block:
+                break
+    return 0
+
+
+@dataclass
+class LogRead:
+    """What one read of a log found."""
+
+    events: list[dict] = field(default_factory=list)
+    malformed: list[Malformed] = field(default_factory=list)
+    torn_tail: bool = False  # the file ends in an unfinished line (left for the next read)
+
+
+class LogReader:
+    """Reads a log incrementally: each `read()` returns the events appended since the last.
+
+    Holds the byte offset of the first unread whole line and the line number, so a torn last
+    line is picked up once it is whole and malformed lines are reported with true line numbers.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.offset = 0
+        self.line_no = 0  # lines consumed so far
+        self.malformed: list[Malformed] = []
+
+    def read(self) -> LogRead:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return LogRead()
+        if not data:
+            return LogRead()
+        cut = data.rfind(b"\n") + 1
+        result = LogRead(torn_tail=cut < len(data))
+        if cut == 0:
+            return result
+        self.offset += cut
+        self._parse(data[:cut], result)
+        self.malformed.extend(result.malformed)
+        return result
+
+    def _parse(self, chunk: bytes, result: LogRead) -> None:
+        text = chunk.decode("utf-8", "replace")
+        lines = text.split("\n")
+        lines.pop()  # the chunk ends in "\n": the last piece is empty
+        first_line = self.line_no + 1
+        self.line_no += len(lines)
+        if not lines:
+            return
+        decode = _DECODER.raw_decode
+        events = result.events
+        for i, line in enumerate(lines):
+            try:
+                ev, end = decode(line)
+                if end != len(line) and line[end:].strip():
+                    raise ValueError("extra data after the event")
+            except ValueError as exc:  # JSONDecodeError too; retry leniently (leading blanks)
+                if not line.strip():
+                    continue
+                try:
+                    ev = json.loads(line)
+                except ValueError as exc2:
+                    reason = getattr(exc2, "msg", None) or str(exc)
+                    result.malformed.append(
+                        Malformed(str(self.path), first_line + i, f"not JSON ({reason})", line[:80]))
+                    continue
+            if type(ev) is not dict:
+                result.malformed.append(
+                    Malformed(str(self.path), first_line + i, "not a JSON object", line[:80]))
+            elif type(ev.get("type")) is not str:
+                result.malformed.append(
+                    Malformed(str(self.path), first_line + i, "no event type", line[:80]))
+            else:
+                events.append(ev)
+
+
+def read_events(path: str | os.PathLike) -> LogRead:
+    """Read a whole log once (a torn last line is reported as torn_tail, not as malformed)."""
+    return LogReader(path).read()
