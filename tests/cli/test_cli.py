@@ -1,0 +1,82 @@
+"""The `kernelseek` command line: help everywhere, fast and light, one-line errors."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from console.cli import COMMANDS, main
+
+KS = [sys.executable, "-m", "console"]
+
+
+def run(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([*KS, *args], capture_output=True, text=True, timeout=60, **kw)
+
+
+def test_top_level_help_lists_every_subcommand():
+    r = run("--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage: kernelseek")
+    for name in COMMANDS:
+        assert name in r.stdout
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_subcommand_has_help(name, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([name, "--help"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: kernelseek {name}")
+
+
+def test_bank_actions_have_help(capsys):
+    for action in ("validate", "list", "show", "suggest"):
+        with pytest.raises(SystemExit) as exc:
+            main(["bank", action, "--help"])
+        assert exc.value.code == 0
+        assert f"kernelseek bank {action}" in capsys.readouterr().out
+
+
+def test_version():
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("kernelseek ")
+
+
+def test_help_is_fast_and_imports_nothing_heavy():
+    code = ("import sys, time\nt = time.perf_counter()\nfrom console.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('textual', 'anthropic', 'numpy', 'rich', 'watchfiles', 'yaml')"
+            " if m in sys.modules]\nprint('HEAVY', heavy, file=sys.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "HEAVY []" in r.stderr
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        assert run("--help").returncode == 0
+        best = min(best, time.perf_counter() - t0)
+    print(f"\nkernelseek --help: {best * 1000:.0f} ms")
+    assert best < 0.3
+
+
+def test_unknown_subcommand_is_a_usage_error():
+    r = run("frobnicate")
+    assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
+def test_sessions_lists_json_and_handles_an_empty_root(tmp_path):
+    r = run("sessions", "--sessions-dir", str(tmp_path))
+    assert r.returncode == 0 and "no sessions" in r.stdout
+    from sessions.layout import create_session
+    from sessions.log import SessionWriter
+
+    sp = create_session(tmp_path, task="softmax-cpu")
+    with SessionWriter(sp.events) as w:
+        w.append("session_start", task="softmax-cpu", model="m")
+    r = run("sessions", "--sessions-dir", str(tmp_path), "--json")
+    assert r.returncode == 0
+    assert json.loads(r.stdout)[0]["task"] == "softmax-cpu"
+    r = run("sessions", "--sessions-dir", str(tmp_path))
+    assert "softmax-cpu" in r.stdout and "stopped" in r.stdout

@@ -1,0 +1,38 @@
+"""Shared test configuration: the `gpu` marker skips cleanly without a CUDA GPU."""
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+TRANSCRIPTS = SHARED / "data" / "transcripts"
+
+
+@functools.lru_cache(maxsize=1)
+def cuda_gpu_available() -> bool:
+    if os.environ.get("KERNELSEEK_NO_GPU"):
+        return False
+    try:
+        from cuda.bindings import driver
+    except Exception:
+        return False
+    try:
+        (err,) = driver.cuInit(0)
+        if err != driver.CUresult.CUDA_SUCCESS:
+            return False
+        err, n = driver.cuDeviceGetCount()
+        return err == driver.CUresult.CUDA_SUCCESS and n > 0
+    except Exception:
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    gpu_items = [i for i in items if "gpu" in i.keywords]
+    if gpu_items and not cuda_gpu_available():
+        skip = pytest.mark.skip(reason="needs a CUDA GPU (none found)")
+        for item in gpu_items:
+            item.add_marker(skip)

@@ -1,0 +1,142 @@
+"""The follower on a real file being appended by another thread, with inotify and polling."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from sessions.follow import LogFollower
+from sessions.log import SessionWriter
+
+MODES = [pytest.param(False, id="notify"), pytest.param(True, id="polling")]
+
+
+def collect(follower: LogFollower, stop: threading.Event, sink: list, stamps: list | None = None):
+    for batch in follower.follow(stop):
+        now = time.monotonic()
+        sink.extend(batch)
+        if stamps is not None:
+            stamps.extend([now] * len(batch))
+
+
+def wait_for(pred, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.005)
+    return False
+
+
+@pytest.mark.parametrize("force_polling", MODES)
+def test_a_line_appended_in_two_writes_appears_once_and_whole(tmp_path, force_polling):
+    path = tmp_path / "events.jsonl"
+    path.write_text(json.dumps({"v": 1, "seq": 0, "t": 1.0, "type": "session_start", "task": "t"}) + "\n")
+    follower = LogFollower(path, force_polling=force_polling)
+    got: list[dict] = []
+    stop = threading.Event()
+    th = threading.Thread(target=collect, args=(follower, stop, got), daemon=True)
+    th.start()
+    try:
+        assert wait_for(lambda: len(got) == 1)
+        text = json.dumps({"v": 1, "seq": 1, "t": 2.0, "type": "assistant_text",
+                           "text": "half of me, then the other half"}) + "\n"
+        with open(path, "a") as f:
+            f.write(text[:25])
+            f.flush()
+            time.sleep(0.3)  # the follower wakes on this write and must not emit a fragment
+            assert len(got) == 1
+            f.write(text[25:])
+        assert wait_for(lambda: len(got) == 2)
+        time.sleep(0.3)
+        assert len(got) == 2
+        assert got[1]["text"] == "half of me, then the other half"
+        assert not follower.malformed
+    finally:
+        stop.set()
+        th.join(5)
+    assert follower.mode == ("polling" if force_polling else "notify")
+
+
+@pytest.mark.parametrize("force_polling", MODES)
+def test_follower_latency_p99_under_100ms(tmp_path, force_polling):
+    path = tmp_path / "events.jsonl"
+    follower = LogFollower(path, force_polling=force_polling)  # the file does not exist yet
+    got: list[dict] = []
+    stamps: list[float] = []
+    stop = threading.Event()
+    th = threading.Thread(target=collect, args=(follower, stop, got, stamps), daemon=True)
+    th.start()
+    sent: list[float] = []
+    n = 300
+    try:
+        time.sleep(0.2)
+        with SessionWriter(path) as w:
+            for i in range(n):
+                sent.append(time.monotonic())
+                w.append("tool_call", id=str(i), name="bash", input={"i": i})
+                time.sleep(0.002 if i % 10 else 0.03)  # bursts and pauses
+        assert wait_for(lambda: len(got) == n)
+    finally:
+        stop.set()
+        th.join(5)
+    assert [e["seq"] for e in got] == list(range(n))
+    lat = sorted(stamps[i] - sent[i] for i in range(n))
+    p99 = lat[int(0.99 * (n - 1))]
+    print(f"\n{follower.mode}: p50 {lat[n // 2] * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+    assert p99 <= 0.100
+
+
+def test_follower_falls_back_to_polling_when_notifications_fail(tmp_path, monkeypatch):
+    import watchfiles
+
+    def broken_watch(*a, **k):
+        raise OSError("inotify watch limit reached")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(watchfiles, "watch", broken_watch)
+    path = tmp_path / "events.jsonl"
+    follower = LogFollower(path, force_polling=False)
+    got: list[dict] = []
+    stop = threading.Event()
+    th = threading.Thread(target=collect, args=(follower, stop, got), daemon=True)
+    th.start()
+    try:
+        with SessionWriter(path) as w:
+            w.append("session_start", task="t")
+        assert wait_for(lambda: len(got) == 1)
+    finally:
+        stop.set()
+        th.join(5)
+    assert follower.mode == "polling"
+
+
+def test_async_follower_yields_new_events(tmp_path):
+    import asyncio
+
+    path = tmp_path / "events.jsonl"
+
+    async def main():
+        follower = LogFollower(path)
+        stop = asyncio.Event()
+        got = []
+
+        async def consume():
+            async for batch in follower.afollow(stop):
+                got.extend(batch)
+                if len(got) >= 3:
+                    stop.set()
+
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.1)
+        with SessionWriter(path) as w:
+            for i in range(3):
+                w.append("assistant_text", text=f"t{i}")
+                await asyncio.sleep(0.01)
+        await asyncio.wait_for(task, 5)
+        return got
+
+    got = asyncio.run(main())
+    assert [e["text"] for e in got] == ["t0", "t1", "t2"]

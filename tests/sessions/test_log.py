@@ -1,0 +1,169 @@
+"""The session log on real files: whole lines, torn tails, malformed lines, one writer."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from sessions.events import FSYNC_TYPES, validate_event
+from sessions.log import LogReader, SessionLockedError, SessionWriter, read_events
+
+
+def line(seq: int, type_: str = "tool_call", **fields) -> str:
+    ev = {"v": 1, "seq": seq, "t": 1700000000.0 + seq, "type": type_, **fields}
+    return json.dumps(ev) + "\n"
+
+
+def test_writer_appends_whole_events_with_seq_and_time(tmp_path):
+    path = tmp_path / "events.jsonl"
+    with SessionWriter(path) as w:
+        w.append("session_start", task="softmax-cpu", model="m")
+        w.append("tool_call", id="t1", name="bash", input={"command": "ls\nrm -rf /"})
+        w.append("assistant_text", text="multi\nline\ttext \u2603")
+    raw = path.read_bytes()
+    assert raw.count(b"\n") == 3  # newlines inside text are escaped, one event per line
+    events = read_events(path).events
+    assert [e["seq"] for e in events] == [0, 1, 2]
+    assert events[1]["input"]["command"] == "ls\nrm -rf /"
+    assert events[2]["text"].endswith("\u2603")
+    assert all(not validate_event(e) for e in events)
+
+
+def test_non_finite_numbers_are_written_as_valid_json(tmp_path):
+    path = tmp_path / "events.jsonl"
+    with SessionWriter(path) as w:
+        w.append("eval_result", summary={"geomean": float("nan"), "min_ratio": float("inf")})
+    raw = path.read_text()
+    assert "NaN" not in raw and "Infinity" not in raw
+    json.loads(raw, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert read_events(path).events[0]["summary"]["geomean"] == "nan"
+
+
+def test_torn_last_line_is_left_for_the_next_read(tmp_path):
+    path = tmp_path / "events.jsonl"
+    full = line(2, "assistant_text", text="the third event")
+    path.write_text(line(0) + line(1) + full[:17])
+    reader = LogReader(path)
+    first = reader.read()
+    assert [e["seq"] for e in first.events] == [0, 1]
+    assert first.torn_tail and not first.malformed
+    with open(path, "a") as f:
+        f.write(full[17:])
+    second = reader.read()
+    assert [e["seq"] for e in second.events] == [2]
+    assert second.events[0]["text"] == "the third event"
+    assert not second.torn_tail and not reader.malformed
+    assert reader.read().events == []
+
+
+def test_malformed_line_is_reported_with_its_number_and_nothing_after_is_lost(tmp_path):
+    path = tmp_path / "events.jsonl"
+    lines = [line(i) for i in range(4)]
+    lines.insert(2, "{this is not json\n")
+    lines.insert(4, "[1, 2, 3]\n")
+    lines.insert(5, '{"no_type": true}\n')
+    lines.insert(6, '{"type": "a"} {"type": "b"}\n')
+    lines.append("\n")  # blank lines are harmless
+    lines.append(line(4))
+    path.write_text("".join(lines))
+    result = read_events(path)
+    assert [e["seq"] for e in result.events] == [0, 1, 2, 3, 4]
+    assert [m.line for m in result.malformed] == [3, 5, 6, 7]
+    assert "not JSON" in result.malformed[0].reason
+    assert result.malformed[1].reason == "not a JSON object"
+    assert result.malformed[2].reason == "no event type"
+    assert str(path) in str(result.malformed[0]) and ":3:" in str(result.malformed[0])
+
+
+def test_unknown_event_types_and_fields_are_kept(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text(line(0, "gpu_temperature", celsius=71, v2_field=[1, 2]))
+    ev = read_events(path).events[0]
+    assert ev["type"] == "gpu_temperature" and ev["celsius"] == 71 and ev["v2_field"] == [1, 2]
+    assert validate_event(ev) == []
+
+
+def test_reopened_writer_mends_a_torn_tail_and_continues_the_sequence(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text(line(0) + line(1) + '{"v":1,"seq":2,"t":1,"ty')
+    with SessionWriter(path) as w:
+        assert w.next_seq == 2
+        w.append("error", message="runner restarted")
+    result = read_events(path)
+    assert [e["seq"] for e in result.events] == [0, 1, 2]
+    assert result.events[-1]["message"] == "runner restarted"
+    assert [m.line for m in result.malformed] == [3]  # the fragment is kept, reported, not merged
+
+
+def test_durable_events_are_fsynced_and_others_are_not(tmp_path, monkeypatch):
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr("sessions.log.os.fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    with SessionWriter(tmp_path / "events.jsonl") as w:
+        for kind in ("session_start", "tool_call", "assistant_text", "human_message",
+                     "eval_result", "usage", "session_end"):
+            before = len(synced)
+            w.append(kind, text="x", summary={}, reason="r", task="t", id="1", name="n", input={})
+            assert (len(synced) > before) == (kind in FSYNC_TYPES), kind
+    assert FSYNC_TYPES == {"session_start", "human_message", "eval_result", "session_end"}
+
+
+HOLDER = """
+import sys, time
+from sessions.log import SessionWriter
+w = SessionWriter(sys.argv[1])
+w.append("session_start", task="t")
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_second_process_cannot_write_the_same_session(tmp_path):
+    path = tmp_path / "events.jsonl"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        second = subprocess.run(
+            [sys.executable, "-c",
+             "import sys\nfrom sessions.log import SessionWriter, SessionLockedError\n"
+             "try:\n    SessionWriter(sys.argv[1])\nexcept SessionLockedError as e:\n"
+             "    print(e); sys.exit(3)\n", str(path)],
+            capture_output=True, text=True, timeout=30)
+        assert second.returncode == 3
+        assert "already being written by another process" in second.stdout
+        assert f"pid {holder.pid}" in second.stdout
+        with pytest.raises(SessionLockedError):
+            SessionWriter(path)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    # the lock dies with its holder: a resumed runner can take over at once
+    with SessionWriter(path) as w:
+        assert w.next_seq == 1
+
+
+def test_hundred_thousand_events_round_trip(tmp_path):
+    path = tmp_path / "events.jsonl"
+    n = 100_000
+    t0 = time.perf_counter()
+    with SessionWriter(path) as w:
+        for i in range(n):
+            w.append("tool_result", id=f"toolu_{i:08d}", output="ok " * (i % 40), is_error=False,
+                     duration_s=0.01)
+    write_s = time.perf_counter() - t0
+    best_read = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        result = read_events(path)
+        best_read = min(best_read, time.perf_counter() - t0)
+        assert len(result.events) == n and not result.malformed
+    assert result.events[-1]["seq"] == n - 1
+    rate = n / best_read
+    print(f"\nwrite {n / write_s:,.0f} events/s, read {rate:,.0f} events/s")
+    assert rate >= 200_000, f"read {rate:,.0f} events/s, target 200,000"
