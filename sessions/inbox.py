@@ -5,7 +5,8 @@ several consoles can type at once). The runner reads the lines it has not delive
 each at the next turn boundary, and acknowledges it by writing a `human_message` event carrying
 the line's `inbox_id` to events.jsonl (fsynced) *before* the model sees it. The log is the
 record of delivery: after a crash, the acknowledged ids are read back from it, so every line is
-delivered once and none is lost.
+delivered once and none is lost. Each acknowledged message is also copied, with its context, to
+the per-user steering log (sessions/steering.py).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from sessions.log import LogReader, Malformed, SessionWriter, read_events
+from sessions.steering import append_steering, steering_record
 
 
 @dataclass
@@ -125,4 +127,16 @@ class Inbox:
         fields.update(extra)
         event = writer.append("human_message", **fields)
         done.add(msg.id)
+        try:
+            append_steering(steering_record(event, session_dir=self.dir, task=self._task()))
+        except OSError:
+            pass  # the session log holds the message; the per-user copy is best effort
         return event
+
+    def _task(self) -> str | None:
+        try:
+            with open(self.events_path, "rb") as f:
+                first = json.loads(f.readline() or b"{}")
+        except (OSError, ValueError):
+            return None
+        return first.get("task") if isinstance(first, dict) else None

@@ -30,6 +30,15 @@ def cuda_gpu_available() -> bool:
         return False
 
 
+@pytest.fixture(autouse=True)
+def _private_kernelseek_home(tmp_path_factory, monkeypatch):
+    """Tests never touch the user's real sessions or steering log."""
+    home = tmp_path_factory.mktemp("kernelseek-home")
+    monkeypatch.setenv("KERNELSEEK_HOME", str(home))
+    monkeypatch.delenv("KERNELSEEK_STEERING_LOG", raising=False)
+    return home
+
+
 def pytest_collection_modifyitems(config, items):
     gpu_items = [i for i in items if "gpu" in i.keywords]
     if gpu_items and not cuda_gpu_available():

@@ -90,3 +90,30 @@ def test_messages_survive_a_killed_reader_and_are_delivered_exactly_once(tmp_pat
     assert max(counts.values()) == 1, "a message was delivered twice"
     assert acked == posted  # and in the order they were typed
     assert Inbox(tmp_path).pending() == []
+
+
+def test_every_delivered_message_reaches_the_steering_log(tmp_path, monkeypatch):
+    import json
+
+    log = tmp_path / "steering.jsonl"
+    monkeypatch.setenv("KERNELSEEK_STEERING_LOG", str(log))
+    session = tmp_path / "s"
+    inbox = Inbox(session)
+    ctx = {"decision_point": {"kind": "stall", "seq": 40, "evidence": "best 1.12 for 6 evals"},
+           "eval": {"geomean": 1.12, "all_correct": True}}
+    msg = inbox.post("What does the profiler say the kernel waits on?", source="bank",
+                     bank_id="core-stall-3", decision_point=40, context=ctx)
+    with SessionWriter(session / "events.jsonl") as w:
+        w.append("session_start", task="attention-cpu")
+        inbox.acknowledge(w, msg)
+    rows = [json.loads(x) for x in log.read_text().splitlines()]
+    assert len(rows) == 1
+    row = rows[0]
+    assert row["task"] == "attention-cpu" and row["bank_id"] == "core-stall-3"
+    assert row["decision_point"]["kind"] == "stall" and row["metrics"]["geomean"] == 1.12
+    assert row["session"] == str(session.resolve()) and row["inbox_id"] == msg.id
+    monkeypatch.setenv("KERNELSEEK_STEERING_LOG", "off")
+    m2 = inbox.post("again?")
+    with SessionWriter(session / "events.jsonl") as w:
+        inbox.acknowledge(w, m2)
+    assert len(log.read_text().splitlines()) == 1
