@@ -69,7 +69,8 @@ EVENT_TYPES: dict[str, EventType] = {
            ("source", "bank_id", "decision_point", "inbox_id", "kind", "context", "author"),
            "A human (or autopilot) message reached the agent. source: bank | free | autopilot | "
            "imported. inbox_id acknowledges the inbox line it came from. kind: message | "
-           "interrupt. context: the open decision point and the latest evaluation summary.",
+           "interrupt. context: {\"decision_point\": {kind, evidence, seq} of the open one, "
+           "\"eval\": the latest eval_result summary} — copied to the steering log.",
            fsync=True),
         _t("stop_check", ("goal_met",), ("reasons", "blocked", "eval_seq", "summary"),
            "The agent ended its turn; the runner checked the goal in code. blocked: the stop was "
