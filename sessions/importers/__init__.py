@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sessions.importers.common import (AGENT_CLAUDE_CODE, AGENT_CODEX, ImportResult, ImportStats,
                                        TranscriptError)
-from sessions.importers.detect import FORMAT_NAMES, KERNELSEEK, detect_format
+from sessions.importers.detect import FORMAT_NAMES, KERNELSEEK, detect_format, why_unknown
 
 __all__ = [
     "load_transcript", "import_to_session", "detect_format", "ImportResult", "ImportStats",
@@ -58,8 +58,8 @@ def load_transcript(path: str | os.PathLike, format: str | None = None, *,
         raise TranscriptError(f"unknown transcript format {format!r} (known: {', '.join(FORMATS)})")
     if found is None:
         raise TranscriptError(
-            f"{p}: cannot tell the format (not a Claude Code session, a Codex rollout or a "
-            f"KernelSeek events.jsonl)")
+            f"{p}: not a Claude Code session, a Codex rollout or a KernelSeek events.jsonl: "
+            f"{why_unknown(p)}")
     if format is not None and found != format:
         raise TranscriptError(f"{p}: looks like {FORMAT_NAMES[found]}, not {FORMAT_NAMES[format]}")
     if found == AGENT_CLAUDE_CODE:

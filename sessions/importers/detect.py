@@ -43,6 +43,26 @@ def classify_record(rec: dict) -> str | None:
     return None
 
 
+def why_unknown(path: str | os.PathLike, max_records: int = 200) -> str:
+    """Why a file's format cannot be told, naming the first line that shows it."""
+    seen = 0
+    with open(path, "rb") as f:
+        for no, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            seen += 1
+            if seen > max_records:
+                break
+            try:
+                rec = json.loads(raw)
+            except ValueError as exc:
+                return f"line {no} is not JSON ({getattr(exc, 'msg', exc)})"
+            if not isinstance(rec, dict):
+                return f"line {no} is not a JSON object"
+            return f"line {no} is a JSON object of no known transcript kind (type {rec.get('type')!r})"
+    return "the file is empty"
+
+
 def detect_format(path: str | os.PathLike, max_records: int = 200) -> str | None:
     """'claude-code' | 'codex' | 'kernelseek', from the first records; None if none fits."""
     votes: dict[str, int] = {}

@@ -1,8 +1,351 @@
-"""Benchmark figures in foreign tool output -> `eval_result` events marked inferred (stub)."""
+"""Benchmark figures in a foreign transcript's tool output, as `eval_result` events marked inferred.
+
+Our own sessions carry evaluator reports; Claude Code and Codex sessions only carry what the
+agent's commands printed. So that the metric detectors (stall, suspicious_win, regression,
+correctness_break) work on those too, this module reads tool output for figures a benchmark or
+a test run states outright, and adds an `eval_result` after the tool result they came from::
+
+    {"type": "eval_result", "inferred": true, "call_id": "toolu_…", "evidence": ["Speedup: 2.46x"],
+     "summary": {"geomean": 2.46, "geomean_from": "stated", "ratios": {...}, "all_correct": true,
+                 "passed": 12, "total": 12, "best_geomean": 2.46, ...}}
+
+Precision over recall: a figure is taken only when it is unambiguous, and only from output a
+command printed (shell tools), or from reading a file whose path says it is a result or report.
+Source listings (cat/sed/grep of code), file edits and prose are never read. The patterns:
+
+- geomean: "geomean", "geo-mean" or "geometric mean", optionally "speedup"/"ratio", then a
+  number (optionally followed by x or ×) on the same line -> `geomean` (geomean_from "stated").
+- speedup: "speedup: 2.46x" / "speed-up = 1.3×", or "2.5x faster" / "1.2× speedup"; "2x slower"
+  is read as 0.5. One such figure -> `geomean` (from "speedup"); several -> per-scenario `ratios`
+  and their geometric mean (from "ratios").
+- tables: a markdown table with a column headed speedup / ratio / "vs baseline|seed|ref":
+  each row's number in it is a scenario's ratio (N/A and blanks are skipped).
+- pass/fail: pytest's summary line ("=== 3 failed, 12 passed in 0.52s ==="), ctest's
+  "100% tests passed, 0 tests failed out of 12", go test's "--- PASS:"/"--- FAIL:" and
+  "ok  <pkg>"/"FAIL <pkg>" lines, "Running test: … PASSED|FAILED" lines, "N/M tests passed",
+  "all tests passed", "correctness: PASS|FAIL" -> `passed`, `total`, `all_correct`.
+
+Times (ms, us) and TFLOP/s alone give no ratio and no verdict, so they make no eval_result: a
+summary without either would only feed detectors noise. Numbers must be finite and positive;
+ratios above 10,000 are dropped as misreads.
+"""
 from __future__ import annotations
+
+import math
+import re
+import shlex
+from dataclasses import dataclass, field
 
 from sessions.importers.common import ImportStats
 
+SHELL_TOOLS = frozenset({
+    "Bash", "BashOutput", "exec_command", "shell", "local_shell", "container.exec", "write_stdin",
+    "run_command", "run_terminal_cmd", "execute_command", "terminal",
+})
+READ_TOOLS = frozenset({"Read", "read_file", "view", "ReadFile"})
+# commands that print files rather than run anything: their output is read only when the file
+# named looks like a result
+VIEW_COMMANDS = frozenset({"cat", "head", "tail", "sed", "nl", "less", "more", "bat", "awk", "jq"})
+SEARCH_COMMANDS = frozenset({"grep", "rg", "ag", "ack", "find", "ls", "git", "diff", "wc", "tree", "fd"})
+RESULT_PATH_RE = re.compile(r"(result|report|bench|perf|timing|eval|speedup|profile)[^/]*$|/(results?|reports?|bench\w*)/",
+                            re.I)
+RESULT_SUFFIXES = (".md", ".txt", ".json", ".csv", ".log", ".out", ".tsv")
+MAX_OUTPUT = 400_000  # characters of one output that are scanned
 
-def add_inferred_evals(events: list[dict], stats: ImportStats) -> list[dict]:
-    return events
+_NUM = r"(\d+(?:\.\d+)?)"
+GEOMEAN_RE = re.compile(
+    r"\b(?:geo-?mean|geometric[ _-]mean)\b(?:\s*(?:speed-?up|ratio|of\s+(?:speed-?ups|ratios)))?"
+    r"(?:\s*\([^)\n]{0,30}\))?\s*[:=]?\s*" + _NUM + r"\s*([x×])?(?![\w.])", re.I)
+SPEEDUP_RE = re.compile(r"\bspeed-?up\b(?:\s*\([^)\n]{0,30}\))?\s*[:=]\s*" + _NUM + r"\s*[x×]?(?![\w.])", re.I)
+TIMES_RE = re.compile(r"(?<![\w.])" + _NUM + r"\s?[x×]\s+(faster|speed-?up|slower)\b", re.I)
+HEADING_RE = re.compile(r"^\s*(?:=+\s*(.+?)\s*=+|#+\s+(.+?)|-{2,}\s*(.+?)\s*-{2,})\s*$")
+TABLE_RATIO_HEAD_RE = re.compile(r"speed-?up|\bratio\b|\bvs\.?\s*(?:base(?:line)?|seed|ref(?:erence)?)\b", re.I)
+CELL_NUM_RE = re.compile(r"^\s*\**\s*" + _NUM + r"\s*[x×]?\s*\**\s*$")
+
+PYTEST_RE = re.compile(r"^=+ (.*?\b(?:passed|failed)\b.*?) in [\d.]+m?s(?: \([^)]*\))? =+\s*$", re.M)
+PYTEST_PART_RE = re.compile(r"(\d+) (passed|failed|errors?|xfailed|xpassed|skipped)")
+CTEST_RE = re.compile(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
+GO_CASE_RE = re.compile(r"^\s*--- (PASS|FAIL): ", re.M)
+GO_PKG_RE = re.compile(r"^(ok|FAIL)\s+\S+\s", re.M)
+RUNNING_TEST_RE = re.compile(r"^\s*(?:Running )?test\b.*?\b(PASSED|FAILED)\s*$", re.M | re.I)
+FRACTION_RE = re.compile(r"\b(\d+)\s*/\s*(\d+)\s+(?:tests?|cases?|scenarios?|checks?)\s+passed\b", re.I)
+ALL_PASSED_RE = re.compile(r"\ball (?:\d+ )?(?:tests?|cases?|scenarios?|checks?) (?:passed|pass)\b", re.I)
+CORRECTNESS_RE = re.compile(r"\bcorrect(?:ness)?\s*[:=]\s*(pass(?:ed)?|fail(?:ed)?|true|false|ok)\b", re.I)
+
+
+@dataclass
+class Figures:
+    """What one tool output states."""
+
+    geomean: float | None = None
+    geomean_from: str | None = None
+    ratios: dict[str, float] = field(default_factory=dict)
+    passed: int | None = None
+    total: int | None = None
+    all_correct: bool | None = None
+    evidence: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.geomean is not None or self.all_correct is not None
+
+    def summary(self) -> dict:
+        s: dict = {}
+        if self.geomean is not None:
+            s["geomean"] = round(self.geomean, 6)
+            s["geomean_from"] = self.geomean_from
+        if self.ratios:
+            s["ratios"] = {k: round(v, 6) for k, v in self.ratios.items()}
+            s["min_ratio"] = round(min(self.ratios.values()), 6)
+            s["fast_1"] = round(sum(1 for v in self.ratios.values() if v > 1.0) / len(self.ratios), 6)
+        if self.all_correct is not None:
+            s["all_correct"] = self.all_correct
+        if self.passed is not None:
+            s["passed"] = self.passed
+        if self.total is not None:
+            s["total"] = self.total
+        return s
+
+
+def _ratio(text: str) -> float | None:
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) and 0.0 < v <= 10_000.0 else None
+
+
+def _geomean(values) -> float:
+    vals = list(values)
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def _unique(label: str, taken: dict) -> str:
+    label = label[:80]
+    if label in taken:
+        n = 2
+        while f"{label} #{n}" in taken:
+            n += 1
+        label = f"{label} #{n}"
+    return label
+
+
+def _label(line: str, start: int, heading: str | None, taken: dict) -> str:
+    """A scenario's name: the text before the figure on its line, else the last heading."""
+    before = line[:start].strip(" \t|*-:=>–")
+    return _unique(before or heading or "speedup", taken)
+
+
+def _is_number_cell(cell: str) -> bool:
+    return bool(re.match(r"^\s*[-+]?\d[\d.,]*\s*[a-zA-Zμ%×/]{0,6}\s*$", cell)) or cell.upper() in ("N/A", "NA", "-")
+
+
+def _table_ratios(lines: list[str], fig: Figures) -> None:
+    """Ratios from markdown tables that have a speedup/ratio column."""
+    i = 0
+    while i < len(lines) - 2:
+        head = lines[i]
+        if head.count("|") >= 2 and re.match(r"^\s*\|?\s*:?-{3,}", lines[i + 1]) and TABLE_RATIO_HEAD_RE.search(head):
+            cols = [c.strip() for c in head.strip().strip("|").split("|")]
+            ratio_cols = [k for k, c in enumerate(cols) if TABLE_RATIO_HEAD_RE.search(c)]
+            col = ratio_cols[-1]
+            j = i + 2
+            while j < len(lines) and lines[j].count("|") >= 2:
+                cells = [c.strip() for c in lines[j].strip().strip("|").split("|")]
+                if len(cells) == len(cols):
+                    m = CELL_NUM_RE.match(cells[col])
+                    value = _ratio(m.group(1)) if m else None
+                    if value is not None:
+                        words = [c for k, c in enumerate(cells) if k != col and c and not _is_number_cell(c)]
+                        fig.ratios[_unique(" ".join(words) or f"row {j - i - 1}", fig.ratios)] = value
+                        if len(fig.evidence) < 8:
+                            fig.evidence.append(lines[j].strip()[:160])
+                j += 1
+            i = j
+        else:
+            i += 1
+
+
+def _pass_fail(text: str, fig: Figures) -> None:
+    passed = failed = 0
+    found = False
+    for m in PYTEST_RE.finditer(text):
+        found = True
+        for n, what in PYTEST_PART_RE.findall(m.group(1)):
+            if what == "passed":
+                passed += int(n)
+            elif what in ("failed", "error", "errors"):
+                failed += int(n)
+        fig.evidence.append(m.group(0).strip()[:160])
+    if not found:
+        m = CTEST_RE.search(text)
+        if m:
+            found = True
+            total, failed = int(m.group(3)), int(m.group(2))
+            passed = total - failed
+            fig.evidence.append(m.group(0))
+    if not found:
+        cases = GO_CASE_RE.findall(text) or [m.upper() for m in RUNNING_TEST_RE.findall(text)]
+        if cases:
+            found = True
+            passed = sum(1 for c in cases if c.startswith("PASS"))
+            failed = len(cases) - passed
+            fig.evidence.append(f"{passed} test cases passed, {failed} failed")
+        pkgs = GO_PKG_RE.findall(text)
+        if pkgs and not cases:
+            found = True
+            failed_pkgs = sum(1 for p in pkgs if p == "FAIL")
+            fig.all_correct = failed_pkgs == 0
+            fig.evidence.append(f"go test: {len(pkgs) - failed_pkgs} packages ok, {failed_pkgs} failed")
+            return
+    if not found:
+        m = FRACTION_RE.search(text)
+        if m and int(m.group(1)) <= int(m.group(2)):
+            found = True
+            passed, failed = int(m.group(1)), int(m.group(2)) - int(m.group(1))
+            fig.evidence.append(m.group(0))
+    if found:
+        fig.passed, fig.total = passed, passed + failed
+        fig.all_correct = failed == 0 and passed > 0
+        return
+    m = CORRECTNESS_RE.search(text)
+    if m:
+        fig.all_correct = m.group(1).lower() in ("pass", "passed", "true", "ok")
+        fig.evidence.append(m.group(0))
+    elif ALL_PASSED_RE.search(text):
+        fig.all_correct = True
+        fig.evidence.append(ALL_PASSED_RE.search(text).group(0))
+
+
+def extract_figures(text: str) -> Figures:
+    """The benchmark figures and pass/fail verdict one output states (empty Figures if none)."""
+    fig = Figures()
+    if not text:
+        return fig
+    text = text[:MAX_OUTPUT]
+    stated = None
+    heading = None
+    speedups: dict[str, float] = {}
+    lines = text.splitlines()
+    for line in lines:
+        h = HEADING_RE.match(line)
+        if h:
+            heading = next(g for g in h.groups() if g)[:60]
+            continue
+        m = GEOMEAN_RE.search(line)
+        if m:
+            value = _ratio(m.group(1))
+            if value is not None:
+                stated = value
+                fig.evidence.append(line.strip()[:160])
+            continue
+        for m in SPEEDUP_RE.finditer(line):
+            value = _ratio(m.group(1))
+            if value is not None:
+                speedups[_label(line, m.start(), heading, speedups)] = value
+                fig.evidence.append(line.strip()[:160])
+        for m in TIMES_RE.finditer(line):
+            value = _ratio(m.group(1))
+            if value is not None and not SPEEDUP_RE.search(line):
+                if m.group(2).lower() == "slower":
+                    value = 1.0 / value
+                speedups[_label(line, m.start(), heading, speedups)] = value
+                fig.evidence.append(line.strip()[:160])
+    if "|" in text:
+        _table_ratios(lines, fig)
+    for label, value in speedups.items():
+        fig.ratios.setdefault(label, value)
+    if stated is not None:
+        fig.geomean, fig.geomean_from = stated, "stated"
+    elif len(fig.ratios) == 1:
+        fig.geomean, fig.geomean_from = next(iter(fig.ratios.values())), "speedup"
+    elif fig.ratios:
+        fig.geomean, fig.geomean_from = _geomean(fig.ratios.values()), "ratios"
+    _pass_fail(text, fig)
+    del fig.evidence[8:]
+    return fig
+
+
+def _command_words(tool_input: dict) -> list[str]:
+    cmd = tool_input.get("command", tool_input.get("cmd"))
+    if isinstance(cmd, list):
+        return [str(c) for c in cmd]
+    if not isinstance(cmd, str):
+        return []
+    try:
+        return shlex.split(cmd, comments=True)
+    except ValueError:
+        return cmd.split()
+
+
+def _looks_like_result_file(path: str) -> bool:
+    return bool(path) and path.lower().endswith(RESULT_SUFFIXES) and bool(RESULT_PATH_RE.search(path))
+
+
+def output_worth_reading(call: dict | None) -> bool:
+    """Whether a tool call's output is a measurement (a command run, or a result file read)."""
+    if call is None:
+        return False
+    name = str(call.get("name") or "")
+    tool_input = call.get("input") if isinstance(call.get("input"), dict) else {}
+    if name in READ_TOOLS:
+        return _looks_like_result_file(str(tool_input.get("file_path") or tool_input.get("path") or ""))
+    if name not in SHELL_TOOLS:
+        return False
+    words = _command_words(tool_input)
+    # the program that runs: skip "cd x &&", env assignments and "export" prefixes
+    segments: list[list[str]] = [[]]
+    for w in words:
+        if w in ("&&", "||", ";", "|"):
+            segments.append([])
+        else:
+            segments[-1].append(w)
+    programs = []
+    for seg in segments:
+        seg = [w for w in seg if "=" not in w.split("/")[0]]
+        if seg and seg[0] not in ("cd", "export", "source", ".", "set", "time", "timeout", "env"):
+            programs.append((seg[0].rsplit("/", 1)[-1], seg[1:]))
+        elif len(seg) > 1 and seg[0] in ("time", "timeout", "env"):
+            programs.append((seg[-1].rsplit("/", 1)[-1], []))
+    if not programs:
+        return bool(words)
+    first, args = programs[0]
+    if first in VIEW_COMMANDS:
+        return any(_looks_like_result_file(a) for a in args)
+    if first in SEARCH_COMMANDS:
+        return False
+    return True
+
+
+def add_inferred_evals(events: list[dict], stats: ImportStats | None = None) -> list[dict]:
+    """The events with an inferred eval_result after every tool result that states figures."""
+    calls: dict[str, dict] = {}
+    out: list[dict] = []
+    best: float | None = None
+    n = 0
+    for ev in events:
+        out.append(ev)
+        kind = ev.get("type")
+        if kind == "tool_call":
+            calls[str(ev.get("id"))] = ev
+            continue
+        if kind != "tool_result" or not output_worth_reading(calls.get(str(ev.get("id")))):
+            continue
+        fig = extract_figures(str(ev.get("output") or ""))
+        if not fig:
+            continue
+        n += 1
+        summary = fig.summary()
+        if fig.geomean is not None and fig.all_correct is not False:
+            best = fig.geomean if best is None else max(best, fig.geomean)
+        if best is not None:
+            summary["best_geomean"] = round(best, 6)
+        extra = {k: ev[k] for k in ("sidechain", "agent_id", "parent_tool_id") if k in ev}
+        out.append({"v": ev.get("v", 1), "seq": 0, "t": ev.get("t"), "type": "eval_result",
+                    "summary": summary, "inferred": True, "n": n, "call_id": ev.get("id"),
+                    "evidence": fig.evidence, **extra})
+    for i, ev in enumerate(out):
+        ev["seq"] = i
+    if stats is not None and n:
+        stats.events["eval_result"] += n
+        stats.note(f"{n} eval_result events inferred from benchmark or test output")
+    return out
