@@ -91,8 +91,11 @@ def import_to_session(kind: str | None, file: str | os.PathLike, out_dir: str | 
     from sessions.layout import create_session
     from sessions.log import SessionWriter
 
+    out = Path(out_dir).expanduser()
+    if (out / "events.jsonl").exists():
+        raise TranscriptError(f"{out} already holds a session; import into a new directory")
     result = load_transcript(file, kind, infer_evals=infer_evals)
-    sp = create_session(path=out_dir)
+    sp = create_session(path=out)
     with SessionWriter(sp.events, lock_path=sp.lock) as writer:
         for ev in result.events:
             writer.write_event(ev)

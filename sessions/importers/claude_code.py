@@ -58,6 +58,11 @@ def _tag(name: str, text: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
+def _message(rec: dict) -> dict:
+    msg = rec.get("message")
+    return msg if isinstance(msg, dict) else {}
+
+
 def _text_of(content) -> str:
     """The text of a message's content: a string, or text blocks joined ([image] for images)."""
     if isinstance(content, str):
@@ -189,12 +194,12 @@ class _Importer:
                     self.version = rec.get("version")
                     self.git_branch = rec.get("gitBranch")
                 if kind == "assistant":
-                    msg = rec.get("message") or {}
+                    msg = _message(rec)
                     mid = msg.get("id")
                     if isinstance(mid, str) and isinstance(msg.get("usage"), dict):
                         self.usage_last_line[mid] = line.no
                 elif kind == "user" and rec.get("isMeta"):
-                    text = _text_of((rec.get("message") or {}).get("content"))
+                    text = _text_of(_message(rec).get("content"))
                     if text:
                         self.meta_texts.add(text.strip())
             elif kind in METADATA_TYPES:
@@ -256,7 +261,7 @@ class _Importer:
         return out
 
     def assistant(self, line_no: int, rec: dict, scope: dict, t: float | None = None) -> None:
-        msg = rec.get("message") or {}
+        msg = _message(rec)
         t = parse_time(rec.get("timestamp")) if t is None else t
         model = msg.get("model")
         if isinstance(model, str) and model and model != "<synthetic>" and not scope:
@@ -354,7 +359,7 @@ class _Importer:
         return self.ev.add("tool_result", t, **fields, **scope)
 
     def user(self, line_no: int, rec: dict, scope: dict, t: float | None = None) -> None:
-        msg = rec.get("message") or {}
+        msg = _message(rec)
         t = parse_time(rec.get("timestamp")) if t is None else t
         content = msg.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": _text_of(content)}]

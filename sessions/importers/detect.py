@@ -43,51 +43,45 @@ def classify_record(rec: dict) -> str | None:
     return None
 
 
+def _first_records(path: str | os.PathLike, max_records: int):
+    """(line number, record or the ValueError that stopped it) for the first non-blank lines."""
+    seen = 0
+    try:
+        with open(path, "rb") as f:
+            for no, raw in enumerate(f, 1):
+                if not raw.strip():
+                    continue
+                seen += 1
+                if seen > max_records:
+                    return
+                try:
+                    yield no, json.loads(raw)
+                except ValueError as exc:
+                    yield no, exc
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
 def why_unknown(path: str | os.PathLike, max_records: int = 200) -> str:
     """Why a file's format cannot be told, naming the first line that shows it."""
-    seen = 0
-    with open(path, "rb") as f:
-        for no, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            seen += 1
-            if seen > max_records:
-                break
-            try:
-                rec = json.loads(raw)
-            except ValueError as exc:
-                return f"line {no} is not JSON ({getattr(exc, 'msg', exc)})"
-            if not isinstance(rec, dict):
-                return f"line {no} is not a JSON object"
-            return f"line {no} is a JSON object of no known transcript kind (type {rec.get('type')!r})"
+    for no, rec in _first_records(path, max_records):
+        if isinstance(rec, ValueError):
+            return f"line {no} is not JSON ({getattr(rec, 'msg', rec)})"
+        if not isinstance(rec, dict):
+            return f"line {no} is not a JSON object"
+        return f"line {no} is a JSON object of no known transcript kind (type {rec.get('type')!r})"
     return "the file is empty"
 
 
 def detect_format(path: str | os.PathLike, max_records: int = 200) -> str | None:
     """'claude-code' | 'codex' | 'kernelseek', from the first records; None if none fits."""
     votes: dict[str, int] = {}
-    seen = 0
-    try:
-        with open(path, "rb") as f:
-            for raw in f:
-                if not raw.strip():
-                    continue
-                seen += 1
-                if seen > max_records:
-                    break
-                try:
-                    rec = json.loads(raw)
-                except ValueError:
-                    continue
-                if not isinstance(rec, dict):
-                    continue
-                fmt = classify_record(rec)
-                if fmt is not None:
-                    votes[fmt] = votes.get(fmt, 0) + 1
-                    if votes[fmt] >= 5:
-                        break
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    for _, rec in _first_records(path, max_records):
+        fmt = classify_record(rec) if isinstance(rec, dict) else None
+        if fmt is not None:
+            votes[fmt] = votes.get(fmt, 0) + 1
+            if votes[fmt] >= 5:
+                break
     if not votes:
         return None
     return max(votes, key=votes.__getitem__)

@@ -47,7 +47,7 @@ READ_TOOLS = frozenset({"Read", "read_file", "view", "ReadFile"})
 # named looks like a result
 VIEW_COMMANDS = frozenset({"cat", "head", "tail", "sed", "nl", "less", "more", "bat", "awk", "jq"})
 SEARCH_COMMANDS = frozenset({"grep", "rg", "ag", "ack", "find", "ls", "git", "diff", "wc", "tree", "fd"})
-RESULT_PATH_RE = re.compile(r"(result|report|bench|perf|timing|eval|speedup|profile)[^/]*$|/(results?|reports?|bench\w*)/",
+RESULT_PATH_RE = re.compile(r"(result|report|bench|perf|timing|eval|speedup|profile)[^/]*$|(?:^|/)(results?|reports?)/",
                             re.I)
 RESULT_SUFFIXES = (".md", ".txt", ".json", ".csv", ".log", ".out", ".tsv")
 MAX_OUTPUT = 400_000  # characters of one output that are scanned
@@ -60,6 +60,7 @@ SPEEDUP_RE = re.compile(r"\bspeed-?up\b(?:\s*\([^)\n]{0,30}\))?\s*[:=]\s*" + _NU
 TIMES_RE = re.compile(r"(?<![\w.])" + _NUM + r"\s?[x×]\s+(faster|speed-?up|slower)\b", re.I)
 HEADING_RE = re.compile(r"^\s*(?:=+\s*(.+?)\s*=+|#+\s+(.+?)|-{2,}\s*(.+?)\s*-{2,})\s*$")
 TABLE_RATIO_HEAD_RE = re.compile(r"speed-?up|\bratio\b|\bvs\.?\s*(?:base(?:line)?|seed|ref(?:erence)?)\b", re.I)
+LINE_NUMBER_RE = re.compile(r"^ *\d+(?:→|\t)", re.M)  # `cat -n` / `nl` prefixes of file views
 CELL_NUM_RE = re.compile(r"^\s*\**\s*" + _NUM + r"\s*[x×]?\s*\**\s*$")
 
 PYTEST_RE = re.compile(r"^=+ (.*?\b(?:passed|failed)\b.*?) in [\d.]+m?s(?: \([^)]*\))? =+\s*$", re.M)
@@ -221,7 +222,7 @@ def extract_figures(text: str) -> Figures:
     fig = Figures()
     if not text:
         return fig
-    text = text[:MAX_OUTPUT]
+    text = LINE_NUMBER_RE.sub("", text[:MAX_OUTPUT])
     stated = None
     heading = None
     speedups: dict[str, float] = {}
