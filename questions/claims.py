@@ -1,0 +1,279 @@
+"""What the agent's words claim: limits, completion, failures explained away.
+
+Pure functions over text. Each classifier takes one block of assistant text and returns the
+first sentence that makes the claim (a `Claim`), or None. They look for the claim *and* for
+what unmakes it: a question, a condition or plan placed before it ("if", "let me check whether"),
+a negation ("not yet at the limit"), a continuation ("done with step 1, now ..."). Code blocks
+are skipped; only prose is read.
+
+A cheap keyword prefilter runs on the whole block first, so text that cannot hold a claim costs
+one regex search.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_SPLIT = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+|\n+")
+_MARKUP = re.compile(r"^[\s>#*+\-•\d.)]*(?:\*\*|__)?|(?:\*\*|__)")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A sentence that makes a claim, what kind of claim, and how strongly it reads."""
+
+    sentence: str
+    strength: float
+    pattern: str  # which rule matched (for the evidence detail and for tests)
+    layers: tuple[str, ...] = ()
+
+
+def prose(text: str, max_chars: int) -> str:
+    if len(text) > max_chars:
+        text = text[:max_chars]
+    if "```" in text:
+        text = _FENCE.sub("\n", text)
+    return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+def sentences(text: str):
+    """The sentences and list items of a block of prose, markup stripped."""
+    for raw in _SPLIT.split(text):
+        s = _MARKUP.sub("", raw).strip()
+        if len(s) >= 3:
+            yield s
+
+
+def evidence_text(sentence: str, limit: int = 240) -> str:
+    s = " ".join(sentence.split())
+    return s if len(s) <= limit else s[: limit - 1].rstrip() + "\u2026"
+
+
+def _c(p: str) -> re.Pattern:
+    return re.compile(p)
+
+
+# -- shared unmakers ----------------------------------------------------------------------------
+
+_CONDITION = _c(r"\b(?:if|unless|whether|suppose|supposing|assuming|in case|once|when|until|before)\b")
+_PLAN = _c(r"\b(?:let me|let's|let us|i'll|i will|we'll|we will|i'm going to|we're going to|going to|"
+           r"i need to|we need to|need to|should|to see|to check|to find out|to determine|to verify|"
+           r"to confirm|check(?:ing)?|measur\w*|verify\w*|investigat\w*|profil\w*|test(?:ing)? whether|"
+           r"see how|figure out|find out|understand|estimate|calculat\w*|compute how|how (?:close|far|much)|"
+           r"look(?:ing)? at|want to know|wonder\w*|question is|asked|ask(?:ing)?)\b")
+_NEGATION = _c(r"(?:\bnot\b|n't\b|\bnever\b|\bfar from\b|\bnowhere near\b|\bno longer\b|\bwell below\b|"
+               r"\bfar below\b|\bbelow\b|\bunder\b|\baway from\b|\brather than\b|\binstead of\b|\bwithout\b)"
+               r"[^,;:]*$")
+_HEDGE = _c(r"\b(?:probably|likely|seems?|appears?|might|may|maybe|perhaps|possibly|i think|i believe|"
+            r"suspect|roughly)\b")
+
+
+def _is_question(s: str) -> bool:
+    return s.rstrip(" *_`\"')").endswith("?")
+
+
+# -- limit claims ---------------------------------------------------------------------------------
+
+LIMIT_PREFILTER = re.compile(
+    r"limit|bound|peak|roofline|ceiling|saturat|optimal|headroom|room|faster|further|fundamental|"
+    r"inherent|as fast as|as good as|speed.of.light|diminishing|bottleneck|maxed|max out|theoretical|"
+    r"exhausted|squeez|can't|cannot|can not|won't|impossible|improve|beat|exceed", re.I)
+
+_LIM_NOUN = r"(?:limits?|ceiling|peak|roofline|maximum|speed[- ]of[- ]light|bounds?)"
+_LIMIT_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
+    ("at_limit", _c(r"\b(?:at|near|close to|approaching|hitting|hit|reached|reaching|right up against|"
+                    r"up against|pinned (?:at|to)|within \d+(?:\.\d+)?\s*%\s+of)\s+(?:the\s+|our\s+|its\s+|"
+                    r"this\s+|a\s+)?(?:[\w/-]+\s+){0,3}?" + _LIM_NOUN + r"\b"), 0.55),
+    ("saturating", _c(r"\b(?:saturat\w*|maxing out|maxed out|max(?:es)? out)\s+(?:the\s+)?(?:[\w/-]+\s+){0,2}?"
+                      r"(?:bandwidth|dram|hbm|memory|tensor cores?|compute|alus?|sms?|issue|pipes?)\b"), 0.6),
+    ("cannot_improve", _c(r"(?:\bcan(?:no|')t|\bcannot|\bcan not|\bwon't|\bwill not|\bimpossible to|\bno way to|"
+                          r"\bunable to|\bnot possible to|\bnot going to)\s+(?:\w+\s+){0,4}?"
+                          r"(?:faster|quicker|further|better|improve\w*|beat|exceed|go beyond|get past|"
+                          r"surpass|squeeze|speed\w* (?:it |this |that )?up|optimi[sz]e (?:it |this )?(?:any )?"
+                          r"(?:further|more))\b"), 0.7),
+    ("no_room", _c(r"\b(?:no|little|not much|hardly any|nothing|very little|limited)\s+(?:more\s+|further\s+|"
+                   r"additional\s+|real\s+|significant\s+)?(?:room|headroom|gains?|improvements?|speedups?|"
+                   r"performance|optimi[sz]ation (?:opportunit\w+|potential))\s+(?:left|remaining|remains|"
+                   r"to (?:be )?(?:gain\w*|had|squeeze\w*|found)|possible|available|on the table|to get)\b"), 0.7),
+    ("no_headroom", _c(r"\b(?:no|little|not much|hardly any|very little)\s+(?:more\s+|further\s+)?"
+                       r"(?:room|headroom)\b"), 0.65),
+    ("fundamental", _c(r"\b(?:fundamental(?:ly)?|inherent(?:ly)?|physical(?:ly)?|theoretical(?:ly)?|hard|hardware)"
+                       r"\s+(?:limit\w*|ceiling|cap(?:ped)?|wall|bound(?:ed)?|constrain\w*|bottleneck\w*|"
+                       r"maximum|peak)\b"), 0.7),
+    ("limited_by", _c(r"\b(?:limited|bottlenecked|capped|constrained|gated|throttled)\s+by\s+(?:the\s+)?"
+                      r"(?:gpu'?s?\s+|available\s+|raw\s+|peak\s+|global\s+)?(?:memory|bandwidth|dram|hbm|"
+                      r"hardware|physics|latency|compute|pcie|launch overhead|tensor core)"), 0.55),
+    ("as_fast_as", _c(r"\bas (?:fast|good|efficient|quick) as (?:it|this|we|they|that|you) (?:gets|can get|"
+                      r"will get|can go|can be|is going to get|'s going to get)\b"), 0.75),
+    ("optimal", _c(r"\b(?:near|close to|essentially|already|practically|effectively|basically|nearly)[- ]"
+                   r"(?:optimal|peak|the optimum)\b|\b(?:is|are|'s|'re) (?:now |already )?optimal\b"), 0.65),
+    ("bound_final", _c(r"\b(?:purely|entirely|completely|fundamentally|simply|just|strictly|totally|fully)\s+"
+                       r"(?:memory|bandwidth|compute|latency|io|i/o|launch)[- ]bound\b"), 0.6),
+    ("bound_so", _c(r"\b(?:memory|bandwidth|compute|latency|launch)[- ]bound\b[^.]*\b(?:so|therefore|thus|hence|"
+                    r"which means|meaning)\b[^.]*(?:\bno\b|\bnot\b|n't\b|\blittle\b|\bnothing\b|\blimit\w*)"), 0.6),
+    ("diminishing", _c(r"\bdiminishing returns\b"), 0.55),
+    ("nothing_left", _c(r"(?:\bnot much|\bvery little|(?<!\ba )\blittle|\bnothing(?: much)?)\s+(?:left|more)\s*"
+                        r"(?:to (?:gain|get|squeeze|do|optimi[sz]e|be (?:gained|had))\b|$|[.,;!]|\bon the table\b)"),
+     0.6),
+    ("exhausted", _c(r"\b(?:exhausted|squeezed out)\s+(?:all\s+|every\s+|most\s+|the\s+)?(?:\w+\s+){0,2}?"
+                     r"(?:optimi[sz]ation|opportunit|gains?|performance|speed)"), 0.65),
+)
+_NEGATION_IS_THE_CLAIM = frozenset({"cannot_improve", "no_room", "no_headroom", "nothing_left"})
+_PERF_CONTEXT = _c(r"bandwidth|memory|dram|hbm|compute|flop|gb/s|tb/s|throughput|latency|peak|roofline|"
+                   r"faster|speed|perf|optimi|kernel|gpu|hardware|cache|occupancy|tensor|bound|limit|cycles|"
+                   r"runtime|\bms\b|µs|\bus\b|\bsm\b|sms\b|warps?\b|time")
+_NOT_PERF_LIMIT = _c(r"\b(?:rate|time|token|context|quota|retry|recursion|stack|size|length|character|char|"
+                     r"line|output|input|api|usage|spending|budget|cost|turn|call|request|file|upload|memory "
+                     r"usage|timeout)[- ]limits?\b|out[- ]of[- ]bounds|bounds?[- ]check|index bound|"
+                     r"array bound|type bound|trait bound|bounding box|upper[- ]bounded|lower[- ]bounded")
+_LAYER_WORDS: tuple[tuple[str, re.Pattern], ...] = (
+    ("memory_hierarchy", _c(r"bandwidth|memory|dram|hbm|\bl2\b|cache|bytes|gb/s|tb/s|load")),
+    ("instruction_mix", _c(r"compute|flop|tensor|math|alu|fma|instruction|issue")),
+    ("launch", _c(r"latency|launch|overhead|host|pcie")),
+    ("scheduling", _c(r"occupancy|register|warps?\b|waves?|\bsms?\b|scheduling")),
+)
+
+
+def _scan(text: str, max_chars: int, prefilter: re.Pattern, rules, unmade) -> tuple[str, str, float, str] | None:
+    """The first (sentence, lowercased, base strength, rule) where a rule matches and `unmade`
+    (lowercased sentence, match, rule name) does not undo it."""
+    if not prefilter.search(text):
+        return None
+    for s in sentences(prose(text, max_chars)):
+        low = s.lower()
+        if not prefilter.search(low) or _is_question(low):
+            continue
+        for name, rx, base in rules:
+            m = rx.search(low)
+            if m is not None and not unmade(low, m, name):
+                return s, low, base, name
+    return None
+
+
+def limit_claim(text: str, max_chars: int = 20000) -> Claim | None:
+    """The first sentence asserting a hardware or theoretical limit, or None."""
+    found = _scan(text, max_chars, LIMIT_PREFILTER, _LIMIT_RULES, _limit_unmade)
+    if found is None:
+        return None
+    s, low, base, name = found
+    strength = base - (0.15 if _HEDGE.search(low) else 0.0)
+    layers = tuple(layer for layer, w in _LAYER_WORDS if w.search(low)) or ("algorithm",)
+    return Claim(s, round(strength, 2), name, layers)
+
+
+def _limit_unmade(low: str, m: re.Match, name: str) -> bool:
+    if not _PERF_CONTEXT.search(low):
+        return True
+    if _NOT_PERF_LIMIT.search(low[max(0, m.start() - 20): m.end() + 20]):
+        return True
+    before = low[: m.start()]
+    if _CONDITION.search(before) or _PLAN.search(before):
+        return True
+    if name not in _NEGATION_IS_THE_CLAIM and _NEGATION.search(before[-40:]):
+        return True
+    return False
+
+
+# -- completion claims ----------------------------------------------------------------------------
+
+COMPLETION_PREFILTER = re.compile(
+    r"done|finish|complet|accomplish|achiev|final|ready|conclud|wraps? up|goal|target|success", re.I)
+
+_OBJ = (r"(?:task|work|job|optimi[sz]ations?(?: work)?|implementation|kernel|goal|target|objective|assignment|"
+        r"request|everything|all (?:the )?(?:work|tasks|changes|steps|scenarios))")
+_COMPLETION_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
+    ("subject_done", _c(r"\b(?:i'm|i am|we're|we are|i've|we've|i have|we have|everything is|everything's|"
+                        r"that's|it's|all)\s+(?:now\s+|all\s+|finally\s+|completely\s+|fully\s+|officially\s+)?"
+                        r"(?:done|finished|complete|completed)\b(?=\s*(?:[.!,;:\u2014)-]|$|and\b|here\b|"
+                        r"with (?:the |this |all |our |my |your )?" + _OBJ + r"))"), 0.65),
+    ("completed_object", _c(r"\b(?:i've|we've|i have|we have)\s+(?:now\s+|successfully\s+|finally\s+|fully\s+)?"
+                            r"(?:completed|finished|accomplished|achieved|met|reached|hit|exceeded|wrapped up)\s+"
+                            r"(?:the\s+|this\s+|all\s+|every\s+|our\s+|my\s+|your\s+)?" + _OBJ + r"\b"), 0.65),
+    ("object_done", _c(r"\b(?:the\s+|this\s+|our\s+|my\s+|your\s+)?" + _OBJ + r"\s+(?:is|are|has been|have been|"
+                       r"was|'s)\s+(?:now\s+)?(?:fully\s+|successfully\s+|finally\s+|all\s+|officially\s+)?"
+                       r"(?:done|finished|complete|completed|achieved|met|accomplished|ready|exceeded|reached)\b"),
+     0.6),
+    ("bare_done", _c(r"^(?:all\s+|and\s+)?(?:done|finished|complete)\s*[.!]*$"), 0.55),
+    ("task_complete", _c(r"^(?:the\s+)?(?:task|work|optimi[sz]ation|implementation|job)\s+(?:is\s+)?"
+                         r"(?:complete|completed|done|finished)\b"), 0.65),
+    ("this_completes", _c(r"\b(?:this|that)\s+(?:completes|concludes|finishes|wraps up)\s+(?:the|this|our|my|"
+                          r"all|your)\b"), 0.6),
+    ("accomplished", _c(r"\bmission accomplished\b|\ball done\b"), 0.6),
+    ("final_version", _c(r"\b(?:here (?:is|are)|this is|that's|these are)\s+(?:the\s+|my\s+|our\s+)?final\s+"
+                         r"(?:version|result|results|kernel|implementation|summary|numbers|answer)\b|"
+                         r"^final (?:results?|summary|numbers|version)\b"), 0.5),
+    ("successfully", _c(r"\bsuccessfully\s+(?:completed|finished|implemented|optimi[sz]ed|achieved|met|reached|"
+                        r"delivered)\s+(?:the\s+|this\s+|all\s+|our\s+|your\s+)?(?:\w+\s+){0,2}?"
+                        r"(?:task|goal|target|kernel|optimi[sz]ation|implementation|objective|speedup)"), 0.55),
+    ("ready_for", _c(r"\bready (?:for|to be) (?:review|production|use|merg\w*|deploy\w*|ship\w*|submission)\b"),
+     0.5),
+)
+_STEP = _c(r"\b(?:step|phase|stage|part|portion|half|milestone|first|second|third|build|compil\w*|download\w*|"
+           r"install\w*|setup|set up|reading|review(?:ing)?|analysis|exploration|investigation|refactor\w*|"
+           r"migration|commit|push|test run|edit|draft|todo|sub-?task|item)\b")
+_CONTINUE = _c(r"^\W*(?:\w+\W+)?(?:now|next|then|moving on|let's|let me|i'll|we'll|i will|we will|but|however|"
+               r"except|remaining|still|before|although|though|yet|so (?:now|next|let))\b")
+_COMPLETION_BEFORE = _c(r"\b(?:once|when|after|until|before|if|will|would|should|to be|going to|let me|let's|"
+                        r"i'll|we'll|need to|must|almost|nearly|not|n't|never|yet to|far from|whether)\b")
+
+
+def completion_claim(text: str, max_chars: int = 20000) -> Claim | None:
+    """The first sentence saying the work is done, or None."""
+    found = _scan(text, max_chars, COMPLETION_PREFILTER, _COMPLETION_RULES, _completion_unmade)
+    return None if found is None else Claim(found[0], found[2], found[3])
+
+
+def _completion_unmade(low: str, m: re.Match, name: str) -> bool:
+    before, span, after = low[: m.start()], low[m.start(): m.end()], low[m.end():]
+    if _COMPLETION_BEFORE.search(before[-60:]):
+        return True
+    if _STEP.search(span) or _STEP.search(before[-30:]) or _STEP.search(after[:25]):
+        return True
+    return bool(_CONTINUE.search(after))
+
+
+# -- failures explained away ------------------------------------------------------------------------
+
+EXPLAIN_PREFILTER = re.compile(
+    r"toleran|atol|rtol|precision|round|floating|fp16|bf16|half|numeric|noise|noisy|flak|determinis|"
+    r"random|ulp|epsilon|accumulation|order of|ieee|reference|threshold", re.I)
+
+_EXCUSE = _c(r"\b(?:toleranc\w*|atol|rtol|precision|rounding|round-?off|floating[- ]point|fp16|bf16|"
+             r"half[- ]precision|numeric(?:al(?:ly)?)?|noise|noisy|flak(?:y|iness)|non-?determinis\w*|"
+             r"randomness|ulps?|epsilon|accumulation order|order of (?:operations|summation|accumulation)|ieee)\b")
+_DISMISS = _c(r"\b(?:just|only|merely|simply|expected|acceptable|negligible|harmless|benign|insignificant|tiny|"
+              r"minor|within|fine|okay|ok|normal|not (?:a )?(?:real|true|genuine|actual) (?:bug|error|problem|"
+              r"issue|failure|regression)|false (?:positive|alarm|failure|negative)|too (?:strict|tight|"
+              r"aggressive|low|small)|overly (?:strict|tight)|due to|caused by|because of|attributable to|"
+              r"comes? from|result of|artifact|explains?|safe to ignore|ignor\w*|inherent|unavoidable)\b")
+_RELAX = _c(r"\b(?:loosen\w*|relax\w*|increas\w*|rais\w*|bump\w*|widen\w*|adjust\w*|tweak\w*|chang\w*|updat\w*|"
+            r"set(?:ting)?|modify\w*|edit\w*|doubl\w*)\s+(?:the\s+|our\s+|its\s+|a\s+|this\s+)?(?:\w+\s+){0,2}?"
+            r"(?:toleranc\w*|atol|rtol|threshold|epsilon|error bound|reference(?: implementation| output)?)\b")
+_FIXPLAN = _c(r"\b(?:fix\w*|bug|mistake|wrong|incorrect|broke|broken|off-by-one|race|revert\w*|restor\w*|"
+              r"rewrite|correct (?:the|my|this)|investigat\w*|debug\w*|check|verify|confirm|whether|"
+              r"see if|compare|switch\w* to|instead)\b")
+_RELAX_UNMADE = _c(r"(?:\bnot\b|n't\b|\bnever\b|\bwithout\b|\binstead of\b|\brather than\b|\bno need to\b|"
+                   r"\bwon't\b|\bavoid\b|\bresist\b)[^.]*$")
+
+
+def explains_away(text: str, max_chars: int = 20000) -> Claim | None:
+    """The first sentence that puts a failure down to tolerance, noise, precision or flakiness, or
+    that proposes loosening the tolerance or changing the reference. A planned fix, a check, or a
+    question is not explaining away."""
+    if not EXPLAIN_PREFILTER.search(text):
+        return None
+    for s in sentences(prose(text, max_chars)):
+        low = s.lower()
+        if _is_question(low) or not EXPLAIN_PREFILTER.search(low):
+            continue
+        m = _RELAX.search(low)
+        if m is not None and not _RELAX_UNMADE.search(low[: m.start()]):
+            return Claim(s, 0.8, "relax_tolerance", ("correctness",))
+        e = _EXCUSE.search(low)
+        if e is None or not _DISMISS.search(low) or _FIXPLAN.search(low):
+            continue
+        if _NEGATION.search(low[: e.start()][-25:]) and "not a" not in low:
+            continue
+        return Claim(s, 0.6, "excuse", ("correctness",))
+    return None

@@ -1,0 +1,925 @@
+"""Decision-point detectors: pure functions over the event stream, run one event at a time.
+
+`Detectors(config).feed(event)` returns the decision points that event raises, as they arise;
+`detect(events, config)` is the same fold over a whole log, so a live runner and an offline
+re-run (``kernelseek detect``) agree by construction. Nothing here reads a clock or a file: time
+is the events' own `t`. `decision_point` events already in a log are ignored (a detector never
+feeds on its own output), so re-running over a log the runner annotated gives the same points.
+
+Kinds (see `sessions.events.DECISION_KINDS`):
+
+- start: the session began (once).
+- stall: the best correct geomean has not improved by `stall_min_gain` over the last
+  `stall_evals` evaluations, or over `stall_minutes` of active time, or `stall_tool_calls` calls.
+- loop: the same action with the same outcome `loop_repeat` times within `loop_window` calls;
+  the same error `loop_error_repeat` times within `loop_error_window` results; A/B alternation
+  of a file's content or of the evaluated candidate.
+- limit_claim: the agent asserts a hardware or theoretical limit; stronger when the evaluator
+  shows the kernel well below the measured peak.
+- completion_claim: the agent says it is done, or ends its turn after working.
+- suspicious_win: a geomean jump of `win_geomean_jump` or a scenario jump of
+  `win_scenario_jump` in one evaluation, or a scenario above the roofline.
+- correctness_break: failures appear after a correct state (an evaluation, or a test run the
+  importer read from a foreign transcript) and the agent's next words or edits explain them
+  away (tolerance, noise, precision, flakiness, edits to the reference or the tolerances); and,
+  anytime, an edit of a reference, harness or tolerance.
+- regression: a correct evaluation slower than the previous correct one by `regression_drop`
+  in geomean, or by `regression_scenario_drop` on a scenario.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import math
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from questions import claims
+from sessions.events import DECISION_KINDS
+
+
+class ConfigError(Exception):
+    """A detector configuration is not valid. Printed as one line by the CLI."""
+
+    exit_code = 2
+
+
+@dataclass
+class DetectorConfig:
+    """Every knob of the detectors. Defaults are what the runner and `kernelseek detect` use."""
+
+    kinds: tuple[str, ...] = DECISION_KINDS  # the kinds that may fire
+    # stall
+    stall_evals: int = 5  # evaluations without a gain of stall_min_gain
+    stall_minutes: float = 30.0  # active minutes without a gain (0: off)
+    stall_tool_calls: int = 40  # tool calls without a gain (0: off)
+    stall_min_gain: float = 0.01  # relative gain over the best that counts as progress
+    stall_idle_gap_minutes: float = 10.0  # a pause longer than this counts as this much
+    stall_reset_on_human: bool = True  # a human message starts a new window
+    # regression
+    regression_drop: float = 0.05  # geomean drop against the previous correct evaluation
+    regression_scenario_drop: float = 0.20  # one scenario's drop (0: off)
+    # suspicious_win
+    win_geomean_jump: float = 1.3  # new geomean / previous correct geomean
+    win_scenario_jump: float = 1.5  # a scenario's ratio / its previous ratio
+    win_roofline_pct: float = 100.0  # a scenario's pct_peak above this is above the roofline
+    win_first_baseline: float = 1.0  # what the first evaluation is compared with (the seed)
+    # limit_claim
+    limit_well_below_pct: float = 70.0  # best scenario under this % of peak strengthens a claim
+    limit_cooldown_tool_calls: int = 10  # no second limit claim until this many tool calls pass
+    # completion_claim
+    completion_on_turn_end: bool = True  # ending a turn is a completion claim
+    completion_turn_min_tool_calls: int = 1  # ... if the turn did this much work
+    # correctness_break
+    break_window_texts: int = 4  # assistant texts after a break that may explain it away
+    break_tamper_anytime: bool = True  # an edit of a reference/harness/tolerance fires anytime
+    tamper_paths: str = (r"(?:^|/)(?:reference|ref|ref_impl|reference_impl)(?:[._-][\w.-]*)?\.(?:py|cu|cuh|c|cc|"
+                         r"cpp|h|hpp)$|(?:^|/)[\w-]*_ref\.(?:py|cu|cuh|c|cc|cpp|h|hpp)$|(?:^|/)harness\.py$|"
+                         r"(?:^|/)task\.ya?ml$|(?:^|/)[^/]*toleranc[^/]*$")
+    # loop
+    loop_window: int = 12  # tool calls looked back over
+    loop_repeat: int = 3  # the same action and outcome this many times
+    loop_error_window: int = 20  # tool results looked back over for repeated errors
+    loop_error_repeat: int = 3  # the same error this many times
+    loop_ignore_tools: tuple[str, ...] = ("read", "read_file", "view", "glob", "grep", "ls", "todowrite",
+                                          "todoread", "webfetch", "websearch", "task", "update_plan",
+                                          "list_dir", "search", "find")
+    loop_ignore_commands: str = (r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:ls|cat|pwd|head|tail|grep|rg|find|echo|which|wc|"
+                                 r"git\s+(?:status|diff|log|show|branch)|nvidia-smi|sed\s+-n|less|tree|stat|"
+                                 r"file|du|df|date|env|printenv|whoami|uname)\b")
+    # text
+    scan_thinking: bool = False  # also read thinking blocks for claims
+    max_scan_chars: int = 20000  # text and tool output read per event
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any] | None) -> "DetectorConfig":
+        """Build from a mapping: flat keys (`stall_evals: 3`) or sections (`stall: {evals: 3}`)."""
+        if not mapping:
+            return cls()
+        if not isinstance(mapping, Mapping):
+            raise ConfigError("a detector configuration is a mapping of knobs")
+        flat: dict[str, Any] = {}
+        for key, value in mapping.items():
+            if isinstance(value, Mapping):
+                for sub, v in value.items():
+                    flat[f"{key}_{sub}"] = v
+            else:
+                flat[str(key)] = value
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in flat.items():
+            f = fields.get(key)
+            if f is None:
+                close = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ConfigError(f"unknown detector knob {key!r}{hint}")
+            values[key] = _coerce(key, value, getattr(cls(), key))
+        cfg = cls(**values)
+        cfg.check()
+        return cfg
+
+    def check(self) -> None:
+        for k in self.kinds:
+            if k not in DECISION_KINDS:
+                raise ConfigError(f"kinds: unknown decision-point kind {k!r} (known: {', '.join(DECISION_KINDS)})")
+        for name in ("stall_evals", "loop_window", "loop_repeat", "loop_error_window", "loop_error_repeat",
+                     "max_scan_chars"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1")
+        for name in ("win_geomean_jump", "win_scenario_jump"):
+            if getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} is a ratio above 1")
+        for name in ("tamper_paths", "loop_ignore_commands"):
+            try:
+                re.compile(getattr(self, name))
+            except re.error as exc:
+                raise ConfigError(f"{name}: not a valid regular expression: {exc}") from None
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+def _coerce(key: str, value: Any, default: Any) -> Any:
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: true or false is expected, not {value!r}")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: a whole number is expected, not {value!r}")
+        if value < 0:
+            raise ConfigError(f"{key}: must not be negative")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ConfigError(f"{key}: a non-negative number is expected, not {value!r}")
+        return float(value)
+    if isinstance(default, tuple):
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{key}: a list of names is expected")
+        return tuple(v.lower() if key == "loop_ignore_tools" else v for v in value)
+    if not isinstance(value, str):
+        raise ConfigError(f"{key}: a string is expected")
+    return value
+
+
+@dataclass
+class DecisionPoint:
+    """A moment worth a question: what kind, why (evidence), and which event caused it."""
+
+    kind: str
+    evidence: str
+    about_seq: int | None
+    detail: dict = field(default_factory=dict)
+    strength: float = 0.5  # 0..1: how sure the detector is that this is a decision point
+    at_seq: int | None = None  # the event being fed when it fired (>= about_seq)
+
+    def to_event_fields(self) -> dict:
+        """The fields of a `decision_point` event (add `suggestions` from `rank`)."""
+        detail = dict(self.detail)
+        if self.at_seq is not None and self.at_seq != self.about_seq:
+            detail["at_seq"] = self.at_seq
+        return {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
+                "strength": round(self.strength, 3), "detail": detail}
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
+                "at_seq": self.at_seq, "strength": round(self.strength, 3), "detail": self.detail}
+
+    @classmethod
+    def from_event(cls, event: Mapping) -> "DecisionPoint":
+        """Rebuild one from a logged `decision_point` event."""
+        detail = dict(event.get("detail") or {})
+        at = detail.pop("at_seq", None)
+        about = event.get("about_seq")
+        strength = event.get("strength")
+        return cls(kind=str(event.get("kind")), evidence=str(event.get("evidence", "")), about_seq=about,
+                   detail=detail, strength=float(strength) if isinstance(strength, (int, float)) else 0.5,
+                   at_seq=at if at is not None else (about if about is not None else event.get("seq")))
+
+
+# -- reading evaluation summaries (foreign ones carry little) -------------------------------------
+
+
+def _num(v) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+def eval_correct(summary: Mapping) -> bool | None:
+    """Whether an evaluation passed every scenario; None when it does not say."""
+    ac = summary.get("all_correct")
+    if isinstance(ac, bool):
+        return ac
+    passed, total = summary.get("passed"), summary.get("total")
+    if isinstance(passed, int) and isinstance(total, int) and total > 0:
+        return passed >= total
+    failing = summary.get("failing")
+    if isinstance(failing, list):
+        return not failing
+    scen = summary.get("scenarios")
+    if isinstance(scen, list):
+        flags = [s.get("correct") for s in scen if isinstance(s, Mapping) and isinstance(s.get("correct"), bool)]
+        if flags:
+            return all(flags)
+    return None
+
+
+def _per_scenario(summary: Mapping, key: str, *, correct_only: bool) -> dict[str, float]:
+    """{scenario name: its number under `key`} from a summary's `scenarios` list."""
+    out = {}
+    scen = summary.get("scenarios")
+    if isinstance(scen, list):
+        for s in scen:
+            if isinstance(s, Mapping) and isinstance(s.get("name"), str):
+                v = _num(s.get(key))
+                if v is not None and not (correct_only and (v <= 0 or s.get("correct") is False)):
+                    out[s["name"]] = v
+    if key == "ratio" and not out and isinstance(summary.get("ratios"), Mapping):
+        # inferred summaries (foreign transcripts) carry {scenario: ratio}
+        for name, r in summary["ratios"].items():
+            v = _num(r)
+            if v is not None and v > 0:
+                out[str(name)] = v
+    return out
+
+
+def _fx(x: float) -> str:
+    return f"{x:.3g}x"
+
+
+def _failing_text(summary: Mapping) -> str:
+    failing = summary.get("failing")
+    passed, total = summary.get("passed"), summary.get("total")
+    parts = []
+    if isinstance(passed, int) and isinstance(total, int):
+        parts.append(f"{passed}/{total} scenarios correct")
+    if isinstance(failing, list) and failing:
+        names = ", ".join(str(f) for f in failing[:4]) + (", ..." if len(failing) > 4 else "")
+        parts.append(f"failing: {names}")
+    return "; ".join(parts) or "the evaluation is not correct"
+
+
+# -- reading tool calls ------------------------------------------------------------------------------
+
+_PATH_KEYS = ("path", "file_path", "filename", "file", "target_file", "notebook_path", "target")
+_OLD_KEYS = ("old_string", "old_str", "old", "search", "old_text")
+_NEW_KEYS = ("new_string", "new_str", "new", "replace", "replacement", "new_text")
+_CONTENT_KEYS = ("content", "contents", "file_text", "text", "code")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\+\+\+ (?:b/)?(.+)$", re.M)
+_TOL_ASSIGN = re.compile(r"\b(atol|rtol|tol|tolerance|abs_tol|rel_tol|max_error|eps)\b\s*[=:]\s*([-+0-9.eE]+)")
+_WRITE_CMD = re.compile(r"(?:\bsed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+|>>?\s*|\btee\s+(?:-a\s+)?|"
+                        r"\b(?:cp|mv)\s+\S+\s+)(['\"]?)([^\s'\";|&]+)")
+_ERROR_LINE = re.compile(
+    r"^(?:[^\n:]*?:\d+(?::\d+)?:?\s*|[^\n(]*\(\d+\):\s*)?(?:fatal\s+)?error(?:\[\w+\])?\s*:\s*(.{4,200})$|"
+    r"^(\w*(?:Error|Exception)):\s*(.{0,200})$|"
+    r"(CUDA_ERROR_\w+|cuda\w*Error\w+|an illegal memory access was encountered|misaligned address|"
+    r"unspecified launch failure|out of memory|Segmentation fault|core dumped)", re.M)
+_MASK_NUM = re.compile(r"0x[0-9a-fA-F]+|\d+")
+_MASK_PATH = re.compile(r"(?:[\w.-]*/)+")
+
+
+def _command_text(inp: Mapping) -> str | None:
+    for key in ("command", "cmd", "script"):
+        v = inp.get(key)
+        if isinstance(v, str):
+            return v
+        if isinstance(v, list) and all(isinstance(x, str) for x in v):
+            # ["bash", "-lc", "..."] runs the last element
+            return v[-1] if len(v) >= 3 and v[1] in ("-c", "-lc") else " ".join(v)
+    return None
+
+
+def _edit_ops(inp: Mapping) -> list[tuple[str, str | None, str]]:
+    """(path, old, new) for edits; (path, None, content) for whole-file writes."""
+    ops: list[tuple[str, str | None, str]] = []
+    path = next((inp[k] for k in _PATH_KEYS if isinstance(inp.get(k), str)), None)
+    if path is not None:
+        old = next((inp[k] for k in _OLD_KEYS if isinstance(inp.get(k), str)), None)
+        new = next((inp[k] for k in _NEW_KEYS if isinstance(inp.get(k), str)), None)
+        if old is not None and new is not None:
+            ops.append((path, old, new))
+        edits = inp.get("edits")
+        if isinstance(edits, list):
+            for e in edits:
+                if isinstance(e, Mapping):
+                    o = next((e[k] for k in _OLD_KEYS if isinstance(e.get(k), str)), None)
+                    n = next((e[k] for k in _NEW_KEYS if isinstance(e.get(k), str)), None)
+                    if o is not None and n is not None:
+                        ops.append((path, o, n))
+        if not ops:
+            content = next((inp[k] for k in _CONTENT_KEYS if isinstance(inp.get(k), str)), None)
+            if content is not None:
+                ops.append((path, None, content))
+    for v in inp.values():
+        if isinstance(v, str) and "*** Begin Patch" in v:
+            ops.extend(_patch_ops(v))
+    cmd = _command_text(inp)
+    if cmd and "*** Begin Patch" in cmd:
+        ops.extend(_patch_ops(cmd))
+    return ops
+
+
+def _patch_ops(patch: str) -> list[tuple[str, str | None, str]]:
+    ops = []
+    path, minus, plus = None, [], []
+    for line in patch.splitlines():
+        m = _PATCH_FILE.match(line)
+        if m or line.startswith("*** End Patch"):
+            if path is not None:
+                ops.append((path, "\n".join(minus), "\n".join(plus)))
+            path = (m.group(1) or m.group(2)).strip() if m else None
+            minus, plus = [], []
+        elif path is not None and line.startswith("-") and not line.startswith("---"):
+            minus.append(line[1:])
+        elif path is not None and line.startswith("+") and not line.startswith("+++"):
+            plus.append(line[1:])
+    if path is not None:
+        ops.append((path, "\n".join(minus), "\n".join(plus)))
+    return ops
+
+
+def _error_signature(text: str) -> str | None:
+    m = _ERROR_LINE.search(text)
+    if m is None:
+        return None
+    if m.group(1):
+        msg = m.group(1)
+    elif m.group(2):
+        msg = f"{m.group(2)}: {m.group(3) or ''}"
+    else:
+        msg = m.group(4)
+    msg = _MASK_PATH.sub("", msg.strip())
+    return _MASK_NUM.sub("N", msg)[:160]
+
+
+# -- the detectors --------------------------------------------------------------------------------------
+
+
+class Detectors:
+    """All detectors over one event stream. Feed events in log order; never shared between logs."""
+
+    def __init__(self, config: DetectorConfig | None = None) -> None:
+        self.config = cfg = config or DetectorConfig()
+        cfg.check()
+        self.enabled = frozenset(cfg.kinds)
+        self._tamper_rx = re.compile(cfg.tamper_paths)
+        self._ignore_cmd_rx = re.compile(cfg.loop_ignore_commands)
+        self._ignore_tools = frozenset(t.lower() for t in cfg.loop_ignore_tools)
+        self._handlers = {
+            "session_start": self._on_session_start,
+            "assistant_text": self._on_text,
+            "thinking": self._on_thinking,
+            "tool_call": self._on_tool_call,
+            "tool_result": self._on_tool_result,
+            "eval_result": self._on_eval,
+            "eval_start": self._on_eval_start,
+            "human_message": self._on_human,
+            "stop_check": self._on_stop_check,
+            "session_end": self._on_session_end,
+        }
+        self.events = 0
+        self._started = False
+        self._ended = False
+        # evaluations
+        self.best: float | None = None
+        self._prev_geomean: float | None = None
+        self._full_total: int | None = None  # the most scenarios an evaluation has covered
+        self._prev_ratios: dict[str, float] = {}
+        self._last_summary: dict | None = None
+        self._last_pct: dict[str, float] = {}
+        self._status: bool | None = None  # the latest known correctness (evaluations or tests)
+        self._ever_correct = False
+        # stall window
+        self._w_evals = 0
+        self._w_calls = 0
+        self._w_active = 0.0
+        self._last_t: float | None = None
+        # limit claims
+        self._calls_since_limit: int | None = None
+        # turns
+        self._turn_calls = 0
+        self._turn_claimed = False
+        self._last_agent: str | None = None  # "text" | "tool"
+        self._last_text: tuple[int | None, str] | None = None
+        # correctness break
+        self._break: dict | None = None  # open window: {"seq", "evidence", "texts"}
+        # loops
+        self._pending: dict[Any, tuple[int, bool, str]] = {}
+        self._pairs: deque = deque()
+        self._pair_counts: dict[int, int] = {}
+        self._errors: deque = deque()
+        self._error_counts: dict[str, int] = {}
+        self._edits: dict[str, deque] = {}
+        self._states: dict[str, deque] = {}
+
+    # -- the fold ---------------------------------------------------------------------------------------
+
+    def feed(self, event: Mapping) -> list[DecisionPoint]:
+        """The decision points this event raises (usually none)."""
+        kind = event.get("type")
+        if kind == "decision_point" or kind == "assistant_delta":
+            return []
+        out: list[DecisionPoint] = []
+        seq = event.get("seq")
+        seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+        self.events += 1
+        if not self._started:
+            self._started = True
+            self._fire(out, "start", self._start_evidence(event), seq, seq, {"task": event.get("task")}, 0.5)
+        handler = self._handlers.get(kind)
+        if handler is not None:
+            handler(event, seq, out)
+        t = event.get("t")
+        if isinstance(t, (int, float)) and not isinstance(t, bool):
+            self._advance_time(float(t), seq, out)
+        return out
+
+    def feed_many(self, events: Iterable[Mapping]) -> list[DecisionPoint]:
+        out: list[DecisionPoint] = []
+        for ev in events:
+            out.extend(self.feed(ev))
+        return out
+
+    def _fire(self, out: list, kind: str, evidence: str, about_seq, at_seq, detail: dict,
+              strength: float) -> None:
+        if kind in self.enabled:
+            out.append(DecisionPoint(kind, evidence, about_seq, detail,
+                                     max(0.0, min(1.0, strength)), at_seq))
+
+    # -- start -------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _start_evidence(event: Mapping) -> str:
+        if event.get("type") != "session_start":
+            return "the log begins"
+        parts = [f"task {event.get('task')}"]
+        goal = event.get("goal")
+        if isinstance(goal, Mapping) and goal:
+            g = goal.get("geomean") or goal.get("min_geomean") or goal.get("speedup")
+            parts.append(f"goal geomean >= {g}" if g is not None else "goal " + json.dumps(goal)[:80])
+        for key in ("arch", "device"):
+            if event.get(key):
+                parts.append(f"{key} {event[key]}")
+        return "session started: " + ", ".join(parts)
+
+    def _on_session_start(self, ev, seq, out) -> None:
+        pass  # start fires on the first event, whatever it is
+
+    # -- time and stall ----------------------------------------------------------------------------------
+
+    def _advance_time(self, t: float, seq, out) -> None:
+        last = self._last_t
+        self._last_t = t
+        if last is None or t <= last:
+            return
+        cfg = self.config
+        self._w_active += min(t - last, cfg.stall_idle_gap_minutes * 60.0)
+        if cfg.stall_minutes > 0 and self._w_active >= cfg.stall_minutes * 60.0:
+            self._stall(out, seq, "minutes", f"{self._w_active / 60:.0f} active minutes")
+
+    def _stall(self, out, seq, criterion: str, span: str) -> None:
+        if self.best is None:
+            evidence = f"no correct timed evaluation yet after {span}"
+        else:
+            evidence = f"best geomean {_fx(self.best)} not improved by {self.config.stall_min_gain:.0%} over the last {span}"
+        detail = {"criterion": criterion, "best_geomean": self.best, "evals": self._w_evals,
+                  "tool_calls": self._w_calls, "minutes": round(self._w_active / 60, 1)}
+        self._fire(out, "stall", evidence, seq, seq, detail, 0.6 if self.best is not None else 0.45)
+        self._reset_window()
+
+    def _reset_window(self) -> None:
+        self._w_evals = 0
+        self._w_calls = 0
+        self._w_active = 0.0
+
+    # -- text --------------------------------------------------------------------------------------------
+
+    def _on_text(self, ev, seq, out) -> None:
+        text = ev.get("text")
+        if not isinstance(text, str) or not text:
+            return
+        self._last_agent = "text"
+        self._last_text = (seq, text)
+        self._read_claims(text, seq, out)
+
+    def _on_thinking(self, ev, seq, out) -> None:
+        text = ev.get("text")
+        if self.config.scan_thinking and isinstance(text, str) and text:
+            self._read_claims(text, seq, out)
+
+    def _read_claims(self, text: str, seq, out) -> None:
+        cfg = self.config
+        limit = cfg.max_scan_chars
+        if "limit_claim" in self.enabled and (self._calls_since_limit is None
+                                              or self._calls_since_limit >= cfg.limit_cooldown_tool_calls):
+            c = claims.limit_claim(text, limit)
+            if c is not None:
+                self._limit(c, seq, out)
+        if "completion_claim" in self.enabled and not self._turn_claimed:
+            c = claims.completion_claim(text, limit)
+            if c is not None:
+                self._turn_claimed = True
+                detail = {"rule": c.pattern, **self._goal_facts()}
+                strength = c.strength + (0.2 if detail.get("goal_met") is False else 0.0)
+                self._fire(out, "completion_claim", claims.evidence_text(c.sentence), seq, seq, detail, strength)
+        brk = self._break
+        if brk is not None:
+            c = claims.explains_away(text, limit)
+            if c is not None:
+                self._fire(out, "correctness_break", claims.evidence_text(c.sentence), seq, seq,
+                           {"rule": c.pattern, "failure": brk["evidence"], "failure_seq": brk["seq"]},
+                           c.strength)
+                self._break = None
+            else:
+                brk["texts"] += 1
+                if brk["texts"] >= cfg.break_window_texts:
+                    self._break = None
+
+    def _limit(self, c: claims.Claim, seq, out) -> None:
+        strength = c.strength
+        evidence = claims.evidence_text(c.sentence)
+        detail: dict = {"rule": c.pattern, "layers": list(c.layers)}
+        if self._last_pct:
+            name, best_pct = max(self._last_pct.items(), key=lambda kv: kv[1])
+            detail["best_pct_peak"] = best_pct
+            detail["best_pct_scenario"] = name
+            if best_pct < self.config.limit_well_below_pct:
+                strength += 0.3
+                evidence += f" [evaluator: best scenario {name} at {best_pct:.0f}% of measured peak]"
+        self._calls_since_limit = 0
+        self._fire(out, "limit_claim", evidence, seq, seq, detail, strength)
+
+    def _goal_facts(self) -> dict:
+        s = self._last_summary
+        if not s:
+            return {}
+        facts = {}
+        for key in ("goal_met", "geomean", "all_correct", "min_ratio"):
+            if key in s:
+                facts[key] = s[key]
+        return facts
+
+    # -- tools -------------------------------------------------------------------------------------------
+
+    def _on_tool_call(self, ev, seq, out) -> None:
+        cfg = self.config
+        self._last_agent = "tool"
+        self._turn_calls += 1
+        if self._calls_since_limit is not None:
+            self._calls_since_limit += 1
+        self._w_calls += 1
+        name = str(ev.get("name") or "")
+        inp = ev.get("input")
+        if not isinstance(inp, Mapping):
+            inp = {"input": inp}
+        cmd = _command_text(inp)
+        readonly = name.lower() in self._ignore_tools or (cmd is not None and bool(self._ignore_cmd_rx.match(cmd)))
+        try:
+            canon = json.dumps(inp, sort_keys=True, default=str)
+        except (TypeError, ValueError):
+            canon = repr(inp)
+        shown = cmd if cmd is not None else (next((inp[k] for k in _PATH_KEYS if isinstance(inp.get(k), str)), "")
+                                             or canon[:80])
+        call_id = ev.get("id")
+        if len(self._pending) > 512:
+            self._pending.pop(next(iter(self._pending)))
+        self._pending[call_id] = (hash((name, canon)), readonly, f"{name} {shown}".strip()[:120])
+        if "correctness_break" in self.enabled or "loop" in self.enabled:
+            ops = _edit_ops(inp) if not readonly else []
+            if ops and "correctness_break" in self.enabled:
+                self._check_tamper(ops, seq, out)
+            elif cmd and "correctness_break" in self.enabled:
+                self._check_tamper_command(cmd, seq, out)
+            if ops and "loop" in self.enabled:
+                self._check_alternation(ops, seq, out)
+        if cfg.stall_tool_calls and self._w_calls >= cfg.stall_tool_calls:
+            self._stall(out, seq, "tool_calls", f"{self._w_calls} tool calls")
+
+    def _tamper_fire(self, what: str, seq, out) -> None:
+        brk = self._break
+        if brk is None and not self.config.break_tamper_anytime:
+            return
+        detail = {"rule": "tamper", "edit": what}
+        if brk is not None:
+            detail.update(failure=brk["evidence"], failure_seq=brk["seq"])
+            self._break = None
+        self._fire(out, "correctness_break", f"edit of {what}", seq, seq, detail, 0.85 if brk else 0.7)
+
+    def _check_tamper(self, ops, seq, out) -> None:
+        for path, old, new in ops:
+            if self._tamper_rx.search(path):
+                self._tamper_fire(f"the reference/harness file {path}", seq, out)
+                return
+            if old is not None and ("tol" in new or "eps" in new or "max_error" in new):
+                before = dict(_TOL_ASSIGN.findall(old))
+                for name, value in _TOL_ASSIGN.findall(new):
+                    if name in before and before[name] != value:
+                        self._tamper_fire(f"a tolerance in {path}: {name} {before[name]} -> {value}", seq, out)
+                        return
+
+    def _check_tamper_command(self, cmd: str, seq, out) -> None:
+        for m in _WRITE_CMD.finditer(cmd):
+            target = m.group(2)
+            if self._tamper_rx.search(target):
+                self._tamper_fire(f"the reference/harness file {target} (by a shell command)", seq, out)
+                return
+
+    def _check_alternation(self, ops, seq, out) -> None:
+        for path, old, new in ops:
+            if old is None:
+                states = self._states.setdefault(path, deque(maxlen=6))
+                h = hash(new)
+                if len(states) >= 3 and states[-2] == h and states[-1] == states[-3] and states[-1] != h:
+                    states.clear()
+                    self._fire(out, "loop", f"alternating between two versions of {path} (A, B, A, B)", seq,
+                               seq, {"rule": "alternation", "path": path}, 0.7)
+                    return
+                states.append(h)
+            else:
+                edits = self._edits.setdefault(path, deque(maxlen=8))
+                a, b = hash(old), hash(new)
+                if a == b:
+                    continue
+                items = list(edits)
+                try:
+                    back = max(i for i, e in enumerate(items) if e == (b, a))
+                except ValueError:
+                    back = -1
+                if back > 0 and (a, b) in items[:back]:
+                    edits.clear()
+                    self._fire(out, "loop", f"the same edit of {path} made, undone and made again", seq, seq,
+                               {"rule": "alternation", "path": path}, 0.7)
+                    return
+                edits.append((a, b))
+
+    def _on_tool_result(self, ev, seq, out) -> None:
+        cfg = self.config
+        self._last_agent = "tool"
+        output = ev.get("output")
+        if not isinstance(output, str):
+            output = "" if output is None else json.dumps(output, default=str)[: cfg.max_scan_chars]
+        if len(output) > cfg.max_scan_chars:
+            half = cfg.max_scan_chars // 2
+            output = output[:half] + "\n" + output[-half:]
+        pending = self._pending.pop(ev.get("id"), None)
+        is_error = bool(ev.get("is_error"))
+        fired_loop = False
+        if "loop" in self.enabled:
+            sig = None
+            if is_error or "rror" in output or "fault" in output or "dumped" in output or "memory" in output:
+                sig = _error_signature(output)
+            fired_loop = self._count_error(sig, seq, out)
+            if pending is not None and not pending[1] and not fired_loop:
+                self._count_pair(hash((pending[0], is_error, output[:2000], output[-2000:])), pending[2], seq, out)
+
+    def _count_error(self, sig: str | None, seq, out) -> bool:
+        cfg = self.config
+        errors = self._errors
+        errors.append(sig)
+        if sig is not None:
+            self._error_counts[sig] = self._error_counts.get(sig, 0) + 1
+        if len(errors) > cfg.loop_error_window:
+            old = errors.popleft()
+            if old is not None:
+                self._error_counts[old] -= 1
+        if sig is not None and self._error_counts[sig] >= cfg.loop_error_repeat:
+            n = self._error_counts[sig]
+            self._error_counts[sig] = 0
+            self._errors = deque(e if e != sig else None for e in errors)
+            self._fire(out, "loop", f"the same error {n} times: {sig}", seq, seq,
+                       {"rule": "same_error", "error": sig, "count": n}, 0.75)
+            return True
+        return False
+
+    def _count_pair(self, key: int, shown: str, seq, out) -> None:
+        cfg = self.config
+        pairs = self._pairs
+        pairs.append(key)
+        self._pair_counts[key] = self._pair_counts.get(key, 0) + 1
+        if len(pairs) > cfg.loop_window:
+            old = pairs.popleft()
+            self._pair_counts[old] -= 1
+            if not self._pair_counts[old]:
+                del self._pair_counts[old]
+        n = self._pair_counts.get(key, 0)
+        if n >= cfg.loop_repeat:
+            del self._pair_counts[key]
+            self._pairs = deque(p for p in pairs if p != key)
+            self._fire(out, "loop", f"the same action with the same outcome {n} times in the last "
+                       f"{cfg.loop_window} tool calls: {shown}", seq, seq,
+                       {"rule": "same_action", "action": shown, "count": n}, 0.65)
+
+    # -- evaluations ---------------------------------------------------------------------------------------
+
+    def _on_eval_start(self, ev, seq, out) -> None:
+        h = ev.get("candidate_hash")
+        if isinstance(h, str) and "loop" in self.enabled:
+            self._candidate_state(h, seq, out)
+
+    def _candidate_state(self, h: str, seq, out) -> None:
+        states = self._states.setdefault("\0candidate", deque(maxlen=6))
+        if states and states[-1] == h:
+            return
+        if len(states) >= 3 and states[-2] == h and states[-1] == states[-3]:
+            states.clear()
+            self._fire(out, "loop", "evaluating two candidates in alternation (A, B, A, B)", seq, seq,
+                       {"rule": "alternation", "path": "candidate"}, 0.7)
+            return
+        states.append(h)
+
+    def _on_eval(self, ev, seq, out) -> None:
+        summary = ev.get("summary")
+        if not isinstance(summary, Mapping):
+            return
+        cfg = self.config
+        inferred = bool(ev.get("inferred") or summary.get("inferred"))
+        h = ev.get("candidate_hash")
+        if isinstance(h, str) and "loop" in self.enabled:
+            self._candidate_state(h, seq, out)
+        err = summary.get("error") or summary.get("build_error")
+        if isinstance(err, str) and err and "loop" in self.enabled:
+            self._count_error(_error_signature(err) or _MASK_NUM.sub("N", err.strip().splitlines()[0][:160]),
+                              seq, out)
+        self._last_summary = dict(summary)
+        pct = _per_scenario(summary, "pct_peak", correct_only=False)
+        if pct:
+            self._last_pct = pct
+        correct = eval_correct(summary)
+        if correct is not None:
+            self._correctness(correct, seq, _failing_text(summary))
+        geomean = _num(summary.get("geomean"))
+        ratios = _per_scenario(summary, "ratio", correct_only=True)
+        total = summary.get("total")
+        total = total if isinstance(total, int) and not isinstance(total, bool) and total > 0 else None
+        if total is not None and (self._full_total is None or total > self._full_total):
+            if self._full_total is not None:  # the scenario set grew: earlier geomeans do not compare
+                self._prev_geomean = None
+                self.best = None
+            self._full_total = total
+        # a run over a subset of the scenarios (a quick check): only per-scenario comparisons hold
+        partial = total is not None and total < self._full_total
+        damp = 0.75 if inferred else 1.0
+        if correct is not False and (geomean is not None and geomean > 0 or ratios or pct):
+            whole = None if partial or geomean is None or geomean <= 0 else geomean
+            self._suspicious(summary, whole, ratios, pct, seq, out, damp)
+            self._regression(whole, ratios, seq, out, damp)
+            if ratios:
+                self._prev_ratios = {**self._prev_ratios, **ratios}
+            if whole is not None:
+                improved = self.best is None or whole >= self.best * (1.0 + cfg.stall_min_gain)
+                if self.best is None or whole > self.best:
+                    self.best = whole
+                self._prev_geomean = whole
+                if improved:
+                    self._reset_window()
+                    return
+        if geomean is None and (correct is not False or inferred):
+            return  # not a timed evaluation (a foreign test run): no bearing on progress
+        self._w_evals += 1
+        if self._w_evals >= cfg.stall_evals:
+            self._stall(out, seq, "evals", f"{self._w_evals} evaluations")
+
+    def _suspicious(self, summary, geomean, ratios, pct, seq, out, damp) -> None:
+        cfg = self.config
+        reasons: list[tuple[float, str]] = []
+        detail: dict = {}
+        if geomean is not None:
+            prev = self._prev_geomean if self._prev_geomean is not None else cfg.win_first_baseline
+            if prev > 0 and geomean / prev >= cfg.win_geomean_jump:
+                jump = geomean / prev
+                reasons.append((jump, f"geomean {_fx(prev)} -> {_fx(geomean)} ({_fx(jump)}) in one step"))
+                detail["geomean_jump"] = round(jump, 4)
+        jumps = {}
+        for name, r in ratios.items():
+            prev_r = self._prev_ratios.get(name, cfg.win_first_baseline if not self._prev_ratios else None)
+            if prev_r and r / prev_r >= cfg.win_scenario_jump:
+                jumps[name] = (prev_r, r)
+        if jumps:
+            name, (a, b) = max(jumps.items(), key=lambda kv: kv[1][1] / kv[1][0])
+            more = f" (and {len(jumps) - 1} more)" if len(jumps) > 1 else ""
+            reasons.append((b / a, f"scenario {name} {_fx(a)} -> {_fx(b)} ({_fx(b / a)}) in one step{more}"))
+            detail["scenario_jumps"] = {k: round(v[1] / v[0], 4) for k, v in jumps.items()}
+        above = {k: v for k, v in pct.items() if v > cfg.win_roofline_pct}
+        flags = summary.get("flags")
+        flagged = isinstance(flags, list) and "above_roofline" in flags
+        if above or flagged:
+            if above:
+                name, p = max(above.items(), key=lambda kv: kv[1])
+                reasons.append((10.0, f"scenario {name} at {p:.0f}% of measured peak: above the roofline"))
+                detail["above_roofline"] = above
+            else:
+                reasons.append((10.0, "the evaluator flags a scenario above the roofline"))
+                detail["above_roofline"] = True
+        if not reasons:
+            return
+        reasons.sort(key=lambda r: -r[0])
+        evidence = "; ".join(r[1] for r in reasons)
+        strength = (0.9 if above or flagged else min(0.9, 0.5 + 0.4 * (reasons[0][0] - 1.3))) * damp
+        detail["reasons"] = len(reasons)
+        self._fire(out, "suspicious_win", evidence, seq, seq, detail, strength)
+
+    def _regression(self, geomean, ratios, seq, out, damp) -> None:
+        cfg = self.config
+        prev = self._prev_geomean
+        drop = 1.0 - geomean / prev if geomean is not None and prev is not None else 0.0
+        if drop >= cfg.regression_drop:
+            evidence = f"geomean {_fx(prev)} -> {_fx(geomean)} (-{drop:.1%}) since the previous correct evaluation"
+            if self.best is not None and self.best > prev:
+                evidence += f" (best {_fx(self.best)})"
+            self._fire(out, "regression", evidence, seq, seq, {"rule": "geomean", "drop": round(drop, 4),
+                                                                "previous": prev, "geomean": geomean},
+                       min(1.0, 0.5 + 2 * drop) * damp)
+            return
+        if cfg.regression_scenario_drop > 0 and ratios and self._prev_ratios:
+            drops = {k: 1.0 - r / self._prev_ratios[k] for k, r in ratios.items()
+                     if self._prev_ratios.get(k) and 1.0 - r / self._prev_ratios[k] >= cfg.regression_scenario_drop}
+            if drops:
+                name, d = max(drops.items(), key=lambda kv: kv[1])
+                more = f" (and {len(drops) - 1} more)" if len(drops) > 1 else ""
+                evidence = f"scenario {name} {_fx(self._prev_ratios[name])} -> {_fx(ratios[name])} (-{d:.0%}){more}"
+                if prev is not None and geomean is not None:
+                    evidence += f" while the geomean went {_fx(prev)} -> {_fx(geomean)}"
+                self._fire(out, "regression", evidence, seq, seq,
+                           {"rule": "scenario", "drops": {k: round(v, 4) for k, v in drops.items()}},
+                           min(1.0, 0.4 + d) * damp)
+
+    def _correctness(self, correct: bool, seq, evidence: str) -> None:
+        """Track correctness; a failure after a correct state opens the explain-away window."""
+        if correct:
+            self._ever_correct = True
+            self._status = True
+            self._break = None
+            return
+        if self._status is True and self._break is None:
+            self._break = {"seq": seq, "evidence": evidence, "texts": 0}
+        self._status = False
+
+    # -- turns and people ------------------------------------------------------------------------------
+
+    def _on_human(self, ev, seq, out) -> None:
+        if ev.get("kind") == "interrupt" or str(ev.get("text", "")).startswith("[Request interrupted"):
+            self._new_turn()
+            return
+        if self.config.completion_on_turn_end and self._last_agent == "text":
+            self._turn_end(seq, None, out)
+        if self.config.stall_reset_on_human:
+            self._reset_window()
+        self._calls_since_limit = None
+        self._new_turn()
+
+    def _on_stop_check(self, ev, seq, out) -> None:
+        if self.config.completion_on_turn_end:
+            self._turn_end(seq, ev, out)
+        self._new_turn()
+
+    def _on_session_end(self, ev, seq, out) -> None:
+        if self.config.completion_on_turn_end and self._last_agent == "text" and not self._ended:
+            self._turn_end(seq, None, out)
+        self._ended = True
+        self._new_turn()
+
+    def _turn_end(self, seq, stop: Mapping | None, out) -> None:
+        if self._turn_claimed or self._turn_calls < self.config.completion_turn_min_tool_calls:
+            return
+        last = self._last_text
+        words = ""
+        about = seq
+        if last is not None:
+            about = last[0] if stop is None and last[0] is not None else seq
+            sents = list(claims.sentences(claims.prose(last[1][-2000:], 2000)))
+            words = claims.evidence_text(sents[-1]) if sents else ""
+        detail: dict = {"rule": "turn_end", **self._goal_facts()}
+        strength = 0.4
+        if stop is not None:
+            detail["goal_met"] = stop.get("goal_met")
+            if stop.get("reasons"):
+                detail["reasons"] = stop.get("reasons")
+            if stop.get("goal_met") is False:
+                strength = 0.6
+        verdict = ""
+        if stop is not None:
+            verdict = " (stop check: goal met)" if stop.get("goal_met") else " (stop check: goal not met)"
+        evidence = f"ended its turn after {self._turn_calls} tool calls{verdict}"
+        if words:
+            evidence += f": \u201c{words}\u201d"
+        self._turn_claimed = True
+        self._fire(out, "completion_claim", evidence, about, seq, detail, strength)
+
+    def _new_turn(self) -> None:
+        self._turn_calls = 0
+        self._turn_claimed = False
+        self._last_agent = None
+
+
+def detect(events: Iterable[Mapping], config: DetectorConfig | None = None) -> list[DecisionPoint]:
+    """Every decision point in a whole log: the same fold the runner does live, one event at a time."""
+    return Detectors(config).feed_many(events)
