@@ -152,7 +152,7 @@ class _Importer:
         self.stats = stats
         self.ev = EventList(stats)
         self.calls: dict[str, dict] = {}  # our tool id -> tool_call event
-        self.pending_redacted: list[str] = []  # synthetic ids of REDACTED calls not yet answered
+        self.pending_redacted: dict[str, list[str]] = {}  # agent id ("" main) -> unanswered redacted calls
         self.results_seen: set[str] = set()
         self.ask_calls: dict[str, dict] = {}  # AskUserQuestion tool id -> input
         self.task_prompts: dict[str, str] = {}  # Task prompt -> tool id (to link sidechains)
@@ -167,6 +167,7 @@ class _Importer:
         self.first_prompt: str | None = None
         self.title: str | None = None
         self.summaries: dict[str, str] = {}  # leafUuid -> summary
+        self.uuids: set = set()
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.version: str | None = None
@@ -186,6 +187,7 @@ class _Importer:
             self.stats.records[str(kind)] += 1
             if kind in CHAIN_TYPES:
                 graph.add(line)
+                self.uuids.add(rec.get("uuid"))
                 if kind in ("user", "assistant") and not rec.get("isSidechain"):
                     has_main = True
                 if self.session_id is None and isinstance(rec.get("sessionId"), str):
@@ -312,13 +314,15 @@ class _Importer:
         tool_input = block.get("input")
         if not isinstance(tool_input, dict):
             tool_input = {"input": tool_input}
-        tool_id = raw_id if isinstance(raw_id, str) and raw_id and raw_id != "REDACTED" else None
-        if tool_id is None or tool_id in self.calls:
+        if isinstance(raw_id, str) and raw_id and raw_id != "REDACTED":
+            if raw_id in self.calls:  # the same reply logged twice (e.g. across a resume)
+                self.stats.skip("duplicate_tool_call")
+                return
+            tool_id = raw_id
+        else:  # redacted (Entire) or missing: a unique id, answered by the next redacted result
             self.redacted_n += 1
             tool_id = f"redacted-{self.redacted_n}"
-            self.pending_redacted.append(tool_id)
-            if raw_id not in (None, "", "REDACTED"):
-                self.stats.note(f"tool id {raw_id} used twice; the second call was renamed {tool_id}")
+            self.pending_redacted.setdefault(scope.get("agent_id", ""), []).append(tool_id)
         ev = self.ev.add("tool_call", t, id=tool_id, name=name, input=tool_input, **scope)
         self.calls[tool_id] = ev
         if name == "AskUserQuestion":
@@ -326,22 +330,23 @@ class _Importer:
         if name in TASK_TOOLS and isinstance(tool_input.get("prompt"), str):
             self.task_prompts[tool_input["prompt"].strip()] = tool_id
 
-    def _result_id(self, raw_id) -> str | None:
-        if isinstance(raw_id, str) and raw_id and raw_id != "REDACTED" and raw_id not in self.results_seen:
-            return raw_id
-        if raw_id in self.results_seen:
-            return None  # a second result for one call: dropped
-        # a redacted id: the oldest call whose id was redacted and has no result yet
-        return self.pending_redacted.pop(0) if self.pending_redacted else "REDACTED"
+    def _result_id(self, raw_id, scope: dict) -> str | None:
+        """Our id for a result's call; None for a second result of one call."""
+        if isinstance(raw_id, str) and raw_id and raw_id != "REDACTED":
+            return None if raw_id in self.results_seen else raw_id
+        # a redacted id: the oldest call of the same agent whose id was redacted too
+        queue = self.pending_redacted.get(scope.get("agent_id", ""))
+        if queue:
+            return queue.pop(0)
+        self.redacted_n += 1
+        return f"redacted-{self.redacted_n}"
 
     def tool_result(self, t: float | None, block: dict, scope: dict, rec: dict) -> dict | None:
-        tool_id = self._result_id(block.get("tool_use_id"))
+        tool_id = self._result_id(block.get("tool_use_id"), scope)
         if tool_id is None:
             self.stats.skip("duplicate_tool_result")
             return None
         self.results_seen.add(tool_id)
-        if tool_id in self.pending_redacted:
-            self.pending_redacted.remove(tool_id)
         call = self.calls.get(tool_id)
         output = _text_of(block.get("content"))
         fields = {"id": tool_id, "output": output, "is_error": bool(block.get("is_error"))}
@@ -517,7 +522,7 @@ class _Importer:
     # ---- the session --------------------------------------------------------------------------
     def task(self) -> str:
         for leaf, summary in self.summaries.items():
-            if leaf in self._uuids:
+            if leaf in self.uuids:  # a summary of this conversation, not of an earlier one
                 return summary
         if self.title:
             return self.title
@@ -541,7 +546,6 @@ def import_claude_code(path: str | Path, extra_files: list[Path] | None = None) 
         stats.malformed.extend(sub_stats.malformed)
         stats.note(f"subagent file {extra.name}: {len(sub_lines)} records")
     imp = _Importer(p, stats)
-    imp._uuids = {ln.record.get("uuid") for ln in lines}
     imp.run(lines)
     model = imp.models[0] if imp.models else None
     events = finish(imp.ev, stats, agent=AGENT_CLAUDE_CODE, model=model, task=imp.task(), source=str(p),
@@ -549,6 +553,6 @@ def import_claude_code(path: str | Path, extra_files: list[Path] | None = None) 
                         "recorded_by": f"claude-code {imp.version}" if imp.version else "claude-code",
                         "workspace": imp.cwd, "session_id": imp.session_id, "title": imp.title,
                         "git_branch": imp.git_branch,
-                        "models": imp.models if len(imp.models) > 1 else None,
+                        "models": list(dict.fromkeys(imp.models)) if len(set(imp.models)) > 1 else None,
                     })
     return ImportResult(events, stats)

@@ -348,6 +348,6 @@ def import_codex(path: str | Path) -> ImportResult:
                         "recorded_by": f"{originator} {version}" if version else originator,
                         "workspace": meta.get("cwd"), "session_id": meta.get("id"),
                         "git_branch": git.get("branch"),
-                        "models": imp.models if len(imp.models) > 1 else None,
+                        "models": list(dict.fromkeys(imp.models)) if len(set(imp.models)) > 1 else None,
                     })
     return ImportResult(events, stats)

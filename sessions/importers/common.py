@@ -228,7 +228,7 @@ def finish(events: EventList, stats: ImportStats, *, agent: str, model: str | No
 
 def short_task(text: str, limit: int = 100) -> str:
     """A task name from a first prompt: its first line, cut at a word."""
-    line = text.strip().splitlines()[0] if text.strip() else ""
+    line = text.strip().splitlines()[0].lstrip("-–•*> ").strip() if text.strip() else ""
     if len(line) <= limit:
         return line
     cut = line[:limit].rsplit(" ", 1)[0]

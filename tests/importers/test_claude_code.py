@@ -226,6 +226,19 @@ def test_redacted_tool_ids_pair_in_order_and_stay_unique(tmp_path):
     assert results == [("redacted-1", "first"), ("redacted-2", "second")]
 
 
+def test_a_reply_logged_twice_is_one_call(tmp_path):
+    recs = [
+        rec("u", None, "user", "go", 1),
+        rec("a1", "u", "assistant", use("t1", command="make"), 2, mid="m"),
+        rec("a1-again", "u", "assistant", use("t1", command="make"), 2, mid="m"),
+        rec("r1", "a1", "user", result("t1", "built"), 3),
+        rec("r1-again", "a1-again", "user", result("t1", "built"), 3),
+    ]
+    events, stats = load_transcript(write(tmp_path, recs))
+    assert types(events) == ["human_message", "tool_call", "tool_result"]
+    assert stats.skipped["duplicate_tool_call"] == 1 and stats.skipped["duplicate_tool_result"] == 1
+
+
 def test_compaction_boundary_links_back_and_carries_the_summary(tmp_path):
     recs = [
         rec("u", None, "user", "work", 1),
