@@ -1,26 +1,23 @@
 """Build large transcripts for the import benchmark by repeating real records, renumbered.
 
 Each repetition gets fresh uuids, tool ids and call ids (the first 8 hex digits of a uuid become
-the repetition number), later timestamps, and its first root hangs under the previous
-repetition's last record, so the result is one long, well-formed conversation.
+the repetition number), timestamps one year later per repetition, and its first root hangs under
+the previous repetition's last record, so the result is one long, well-formed conversation.
 """
 from __future__ import annotations
 
-import json
 import re
-from datetime import datetime, timedelta
 from pathlib import Path
 
 UUID_RE = re.compile(r"\b[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b")
 TOOL_ID_RE = re.compile(r"\b((?:toolu|call|srvtoolu|msg|req)_[A-Za-z0-9]{10,})")
-STAMP_RE = re.compile(r'"timestamp": ?"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z"')
+STAMP_RE = re.compile(r'("timestamp": ?")(\d{4})-')
 ROOT_RE = re.compile(r'"parentUuid": ?null')
 
 
-def _shift(days: int):
+def _shift(years: int):
     def sub(m: re.Match) -> str:
-        t = datetime.fromisoformat(m.group(1)) + timedelta(days=days)
-        return f'"timestamp":"{t.isoformat(timespec="milliseconds")}Z"'
+        return f"{m.group(1)}{int(m.group(2)) + years}-"
     return sub
 
 
@@ -50,8 +47,3 @@ def build_large_transcript(sources: list[Path], out: Path, target_bytes: int) ->
                 written += len(line) + 1
                 n += 1
     return n
-
-
-def codex_records_for(lines: list[str]) -> list[str]:
-    """Codex lines are renumbered the same way (call ids and timestamps)."""
-    return [json.dumps(json.loads(x)) for x in lines]
