@@ -1,0 +1,200 @@
+"""Evaluations in a session: the `evaluate` tool and the stop gate both come through here.
+
+Each evaluation runs the evaluator in its child process (`evaluate_isolated`) on a worker
+thread, logs `eval_start`, `eval_progress` per step and `eval_result` (the summary plus the
+session's best geomean, the report saved as evals/NNNN.json), and remembers the report by the
+candidate's content hash so the stop gate can reuse it when the file has not changed.
+A cancel (the steerer's interrupt) kills the evaluator's process group and abandons the result.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from sessions.layout import SessionPaths
+
+POLL_S = 0.05
+
+
+@dataclass
+class EvalOutcome:
+    report: object | None  # evaluator.EvalReport
+    summary: dict
+    text: str  # what the agent reads
+    event: dict | None  # the eval_result event
+    interrupted: bool = False
+    error: str | None = None
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class Evaluations:
+    """The session's evaluation history and the one way to run a new evaluation."""
+
+    def __init__(self, task, paths: SessionPaths, emit: Callable[..., dict], *,
+                 options: dict | None = None, gate_quick: bool = False) -> None:
+        self.task = task
+        self.paths = paths
+        self.emit = emit
+        self.options = dict(options or {})  # for evaluate_isolated: time_budget_s, timeout_s, ...
+        self.gate_quick = gate_quick  # the scope the stop gate judges (and best_geomean counts)
+        self.best_geomean: float | None = None
+        self.latest: dict | None = None  # the last eval_result event
+        # (sha256, quick, only) -> (report, eval_result event)
+        self._by_hash: dict[tuple, tuple[object, dict]] = {}
+
+    # -- history ---------------------------------------------------------------------------------
+
+    def note_result(self, ev: dict, report=None) -> None:
+        """Fold an eval_result event (live, or read back from the log on resume)."""
+        s = ev.get("summary") or {}
+        self.latest = ev
+        self.best_geomean = self.best_with(s)
+        sha = ev.get("candidate_hash") or s.get("candidate_sha256")
+        if sha and not s.get("error"):
+            key = (sha, bool(s.get("quick")), s.get("only"))
+            self._by_hash[key] = (report, ev)
+
+    def best_with(self, summary: dict) -> float | None:
+        """The best geomean after an evaluation: only all-correct ones of the gate's scope count."""
+        g = summary.get("geomean")
+        if summary.get("all_correct") and bool(summary.get("quick")) == self.gate_quick \
+                and not summary.get("only") and isinstance(g, (int, float)):
+            return float(g) if self.best_geomean is None else max(self.best_geomean, float(g))
+        return self.best_geomean
+
+    def cached(self, sha: str, quick: bool, only: str | None) -> tuple[object, dict] | None:
+        """The latest report of this exact content and scope (loaded from evals/ when needed)."""
+        hit = self._by_hash.get((sha, quick, only))
+        if hit is None:
+            return None
+        report, ev = hit
+        if report is None and ev.get("report"):
+            from evaluator.report import EvalReport
+
+            try:
+                report = EvalReport.from_json(json.loads((self.paths.root / ev["report"]).read_text()))
+            except (OSError, ValueError, KeyError):
+                return None
+            self._by_hash[(sha, quick, only)] = (report, ev)
+        return (report, ev) if report is not None else None
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def run(self, candidate: Path, *, quick: bool = False, only: str | None = None,
+            cancel: threading.Event | None = None, call_id: str | None = None,
+            purpose: str = "tool") -> EvalOutcome:
+        from evaluator import evaluate_isolated
+
+        rel = os.path.relpath(candidate, self.paths.workspace)
+        sha = file_sha256(candidate)
+        n_names = len(self.task.select(quick=quick, only=only))
+        self.emit("eval_start", candidate=rel, candidate_hash=sha, quick=quick, only=only,
+                  scenarios=n_names, call_id=call_id, purpose=purpose)
+        total = {"n": n_names}
+
+        def progress(step: dict) -> None:
+            kind = step.get("event")
+            if kind == "start":
+                total["n"] = step.get("total") or total["n"]
+                self.emit("eval_progress", done=0, total=total["n"], phase="start")
+            elif kind == "build":
+                self.emit("eval_progress", done=0, total=total["n"], phase="build",
+                          role=step.get("role"), ok=step.get("ok"), cached=step.get("cached"))
+            elif kind == "scenario":
+                self.emit("eval_progress", done=step.get("index", 0), total=total["n"],
+                          scenario=step.get("name"), phase=step.get("phase"))
+            elif kind == "scenario_done":
+                result = step.get("result") or {}
+                self.emit("eval_progress", done=step.get("index", 0) + 1, total=total["n"],
+                          scenario=step.get("name"), phase="done", correct=result.get("correct"),
+                          ratio=result.get("ratio"))
+
+        box: dict = {}
+
+        def work() -> None:
+            try:
+                box["report"] = evaluate_isolated(
+                    self.task, str(candidate), quick=quick, only=only, progress=progress, **self.options)
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, name="evaluate", daemon=True)
+        started = time.monotonic()
+        worker.start()
+        while worker.is_alive():
+            worker.join(POLL_S)
+            if cancel is not None and cancel.is_set():
+                kill_evaluator_children()
+                worker.join(5.0)
+                self.emit("eval_result", summary={"interrupted": True, "quick": quick, "only": only,
+                                                  "best_geomean": self.best_geomean},
+                          candidate_hash=sha, call_id=call_id, interrupted=True, purpose=purpose)
+                return EvalOutcome(None, {}, "[evaluation interrupted by the steerer]", None, interrupted=True)
+        if "error" in box:
+            exc = box["error"]
+            message = f"{type(exc).__name__}: {exc}" if not getattr(exc, "exit_code", None) else str(exc)
+            self.emit("error", message=f"evaluation failed: {message}", where="evaluate", fatal=False)
+            return EvalOutcome(None, {}, f"evaluation failed: {message}", None, error=message)
+        report = box["report"]
+        report_path = self.paths.next_eval_report()
+        data = report.to_json()
+        tmp = report_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        os.replace(tmp, report_path)
+        summary = dict(report.summary())
+        summary.update(quick=quick, only=only, file=rel)
+        summary["best_geomean"] = self.best_with(summary)
+        ev = self.emit("eval_result", summary=summary, report=os.path.relpath(report_path, self.paths.root),
+                       n=int(report_path.stem), candidate_hash=sha, call_id=call_id, purpose=purpose,
+                       duration_s=round(time.monotonic() - started, 3))
+        self.note_result(ev, report)
+        return EvalOutcome(report, summary, report.text_table(), ev)
+
+
+def with_goal(report, goal: dict):
+    """The report judged against `goal` (a raised goal) instead of the task's own."""
+    spec = dict(report.goal_spec)
+    spec.update({k: v for k, v in goal.items() if k in ("all_correct", "min_geomean", "min_scenario_ratio")})
+    return dataclasses.replace(report, goal_spec=spec)
+
+
+def kill_evaluator_children() -> list[int]:
+    """Kill the process groups of this process's children running the evaluator.
+
+    `evaluate_isolated` starts `python -m evaluator child` in a new process group and offers
+    no cancel; this finds those children by parent pid and command line.
+    """
+    me = os.getpid()
+    killed = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read().decode("utf-8", "replace")
+            fields = stat[stat.rindex(")") + 2:].split()
+            ppid, pgid = int(fields[1]), int(fields[2])
+            if ppid != me:
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"evaluator" in cmd and pgid == int(entry):
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+                killed.append(pgid)
+            except (ProcessLookupError, PermissionError):
+                pass
+    return killed
