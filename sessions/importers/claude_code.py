@@ -58,6 +58,14 @@ def _tag(name: str, text: str) -> str | None:
     return m.group(1).strip() if m else None
 
 
+def _unquote(s: str) -> str:
+    """A JSON-escaped string's text (as the harness quoted it), or the string as it is."""
+    try:
+        return json.loads(f'"{s}"')
+    except ValueError:
+        return s
+
+
 def _message(rec: dict) -> dict:
     msg = rec.get("message")
     return msg if isinstance(msg, dict) else {}
@@ -441,7 +449,7 @@ class _Importer:
             if isinstance(extra, dict) and isinstance(extra.get("answers"), dict):
                 answers = {str(k): str(v) for k, v in extra["answers"].items()}
             elif "User has answered your question" in output:
-                answers = {json.loads(f'"{q}"'): json.loads(f'"{a}"') for q, a in _ASK_ANSWER_RE.findall(output)}
+                answers = {_unquote(q): _unquote(a) for q, a in _ASK_ANSWER_RE.findall(output)}
             if answers:
                 text = "\n".join(answers.values()) if len(answers) == 1 else \
                     "\n".join(f"{q} -> {a}" for q, a in answers.items())

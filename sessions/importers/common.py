@@ -131,7 +131,7 @@ def read_json_lines(path: str | os.PathLike, stats: ImportStats) -> list[Line]:
         raise TranscriptError(f"{p}: is a directory, not a transcript file") from None
     except OSError as exc:
         raise TranscriptError(f"{p}: cannot read ({exc.strerror or exc})") from None
-    text = data.decode("utf-8", "replace")
+    text = data.decode("utf-8-sig", "replace")  # tolerate a byte-order mark
     out: list[Line] = []
     loads = json.loads
     raw_lines = text.split("\n")

@@ -49,6 +49,8 @@ def _first_records(path: str | os.PathLike, max_records: int):
     try:
         with open(path, "rb") as f:
             for no, raw in enumerate(f, 1):
+                if no == 1:
+                    raw = raw.removeprefix(b"\xef\xbb\xbf")
                 if not raw.strip():
                     continue
                 seen += 1

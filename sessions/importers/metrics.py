@@ -55,7 +55,7 @@ MAX_OUTPUT = 400_000  # characters of one output that are scanned
 _NUM = r"(\d+(?:\.\d+)?)"
 GEOMEAN_RE = re.compile(
     r"\b(?:geo-?mean|geometric[ _-]mean)\b(?:\s*(?:speed-?up|ratio|of\s+(?:speed-?ups|ratios)))?"
-    r"(?:\s*\([^)\n]{0,30}\))?\s*[:=]?\s*" + _NUM + r"\s*([x×])?(?![\w.])", re.I)
+    r"(?:\s*\([^)\n]{0,30}\))?\s*([:=])?\s*" + _NUM + r"\s*([x×])?(?![\w.])", re.I)
 SPEEDUP_RE = re.compile(r"\bspeed-?up\b(?:\s*\([^)\n]{0,30}\))?\s*[:=]\s*" + _NUM + r"\s*[x×]?(?![\w.])", re.I)
 TIMES_RE = re.compile(r"(?<![\w.])" + _NUM + r"\s?[x×]\s+(faster|speed-?up|slower)\b", re.I)
 HEADING_RE = re.compile(r"^\s*(?:=+\s*(.+?)\s*=+|#+\s+(.+?)|-{2,}\s*(.+?)\s*-{2,})\s*$")
@@ -66,9 +66,9 @@ CELL_NUM_RE = re.compile(r"^\s*\**\s*" + _NUM + r"\s*[x×]?\s*\**\s*$")
 PYTEST_RE = re.compile(r"^=+ (.*?\b(?:passed|failed)\b.*?) in [\d.]+m?s(?: \([^)]*\))? =+\s*$", re.M)
 PYTEST_PART_RE = re.compile(r"(\d+) (passed|failed|errors?|xfailed|xpassed|skipped)")
 CTEST_RE = re.compile(r"(\d+)% tests passed, (\d+) tests? failed out of (\d+)")
-GO_CASE_RE = re.compile(r"^\s*--- (PASS|FAIL): ", re.M)
-GO_PKG_RE = re.compile(r"^(ok|FAIL)\s+\S+\s", re.M)
-RUNNING_TEST_RE = re.compile(r"^\s*(?:Running )?test\b.*?\b(PASSED|FAILED)\s*$", re.M | re.I)
+GO_CASE_RE = re.compile(r"^\s*--- (PASS|FAIL): \S+ \(\d+(?:\.\d+)?s\)", re.M)
+GO_PKG_RE = re.compile(r"^(ok|FAIL)\s+[\w./-]+\s+(?:\d+(?:\.\d+)?s|\(cached\)|\[[^\]\n]*\])", re.M)
+RUNNING_TEST_RE = re.compile(r"^\s*(?i:(?:Running )?test)\b.*?\b(PASSED|FAILED)\s*$", re.M)
 FRACTION_RE = re.compile(r"\b(\d+)\s*/\s*(\d+)\s+(?:tests?|cases?|scenarios?|checks?)\s+passed\b", re.I)
 ALL_PASSED_RE = re.compile(r"\ball (?:\d+ )?(?:tests?|cases?|scenarios?|checks?) (?:passed|pass)\b", re.I)
 CORRECTNESS_RE = re.compile(r"\bcorrect(?:ness)?\s*[:=]\s*(pass(?:ed)?|fail(?:ed)?|true|false|ok)\b", re.I)
@@ -233,8 +233,9 @@ def extract_figures(text: str) -> Figures:
             heading = next(g for g in h.groups() if g)[:60]
             continue
         m = GEOMEAN_RE.search(line)
-        if m:
-            value = _ratio(m.group(1))
+        # "geomean: 1.2", "geomean 1.2x", "geomean 1.13" yes; "geomean 12 scenarios" no
+        if m and (m.group(1) or m.group(3) or "." in m.group(2)):
+            value = _ratio(m.group(2))
             if value is not None:
                 stated = value
                 fig.evidence.append(line.strip()[:160])

@@ -52,6 +52,15 @@ def test_the_format_is_told_from_content_not_name(tmp_path):
     assert load_transcript(a).events[0]["agent"] == "claude-code"
 
 
+def test_a_byte_order_mark_and_crlf_line_ends_are_tolerated(tmp_path):
+    p = tmp_path / "c.jsonl"
+    p.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(r) + "\r\n" for r in CLAUDE).encode())
+    events, stats = load_transcript(p)
+    assert stats.format == "claude-code" and not stats.malformed
+    assert [e["type"] for e in events if e["type"] in ("human_message", "tool_call", "tool_result")] == \
+        ["human_message", "tool_call", "tool_result"]
+
+
 def test_a_torn_last_line_of_our_own_log_is_not_lost_data(tmp_path):
     sp = create_session(path=tmp_path / "s")
     with SessionWriter(sp.events) as w:

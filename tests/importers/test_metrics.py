@@ -68,6 +68,9 @@ def test_go_package_lines_and_plain_verdicts():
     "PASS\nPASS\n",  # bare verdict lines say nothing about what passed
     "speedup: 0x",  # not a positive ratio
     "speedup: 99999x",  # a misread
+    "geomean 12 scenarios, see below",
+    "ok so the build is done\nok now run it",  # not go test package lines
+    "Test result: passed",
 ])
 def test_what_is_not_a_figure(text):
     assert not extract_figures(text)
