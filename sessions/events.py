@@ -27,6 +27,10 @@ class EventType:
     fsync: bool = False  # durable before the writer returns
 
 
+# where an event came from inside a foreign transcript's tree of agents (subagents, sidechains)
+_THREAD = ("sidechain", "agent_id", "parent_tool_id")
+
+
 def _t(name: str, required: tuple[str, ...], optional: tuple[str, ...] = (), doc: str = "",
        fsync: bool = False) -> EventType:
     return EventType(name, required, optional, doc, fsync)
@@ -36,27 +40,30 @@ EVENT_TYPES: dict[str, EventType] = {
     t.name: t
     for t in (
         _t("session_start", ("task",),
-           ("goal", "agent", "model", "host", "device", "workspace", "source", "recorded_by",
-            "note", "config"),
+           ("goal", "agent", "model", "host", "device", "arch", "capabilities", "workspace",
+            "source", "recorded_by", "note", "config", "session_id", "title", "git_branch",
+            "models", "import"),
            "A session began. agent: kernelseek | claude-code | codex | scripted. source: the "
            "transcript a session was imported from. recorded_by: what produced the log.",
            fsync=True),
         _t("assistant_delta", ("block", "text"), ("turn",),
            "A streamed chunk of assistant text (coalesced), for the live view. The whole block "
            "follows as assistant_text with the same block id; replay and detectors use that."),
-        _t("assistant_text", ("text",), ("block", "turn"),
+        _t("assistant_text", ("text",), ("block", "turn", "phase") + _THREAD,
            "One whole block of assistant text."),
-        _t("thinking", ("text",), ("block", "turn", "redacted"), "One block of model thinking."),
-        _t("tool_call", ("id", "name", "input"), ("turn",),
+        _t("thinking", ("text",), ("block", "turn", "redacted") + _THREAD,
+           "One block of model thinking."),
+        _t("tool_call", ("id", "name", "input"), ("turn", "status") + _THREAD,
            "The agent called a tool. input is the tool's arguments (an object)."),
         _t("tool_result", ("id", "output"),
-           ("is_error", "duration_s", "truncated", "name", "interrupted"),
+           ("is_error", "duration_s", "truncated", "name", "interrupted") + _THREAD,
            "A tool call's result. output is text as the agent saw it."),
         _t("eval_start", (), ("candidate", "candidate_hash", "quick", "scenarios", "n"),
            "An evaluation began (the console shows a progress bar until eval_result)."),
         _t("eval_progress", ("done", "total"), ("scenario", "phase", "n"),
            "An evaluation finished one more scenario."),
-        _t("eval_result", ("summary",), ("report", "n", "inferred", "candidate_hash", "call_id"),
+        _t("eval_result", ("summary",),
+           ("report", "n", "inferred", "candidate_hash", "call_id", "evidence") + _THREAD,
            "An evaluation finished. summary: geomean, all_correct, passed, total, best_geomean, "
            "goal_met, min_ratio, fast_1, flags, failing, ... report: file under evals/. "
            "inferred: true when extracted from a foreign transcript's tool output.",
@@ -66,10 +73,12 @@ EVENT_TYPES: dict[str, EventType] = {
            "suspicious_win | correctness_break | regression | loop. suggestions: ranked bank "
            "items [{id, text}]."),
         _t("human_message", ("text",),
-           ("source", "bank_id", "decision_point", "inbox_id", "kind", "context", "author"),
+           ("source", "bank_id", "decision_point", "inbox_id", "kind", "context", "author",
+            "posted_t", "via", "command", "answers", "tool_id", "declined", "reason", "images"),
            "A human (or autopilot) message reached the agent. source: bank | free | autopilot | "
-           "imported. inbox_id acknowledges the inbox line it came from. kind: message | "
-           "interrupt. context: {\"decision_point\": {kind, evidence, seq} of the open one, "
+           "imported. via/command/answers: how an imported message arrived (slash_command, "
+           "ask_user_question, ...). inbox_id acknowledges the inbox line it came from. kind: message | "
+           "interrupt | command. context: {\"decision_point\": {kind, evidence, seq} of the open one, "
            "\"eval\": the latest eval_result summary} — copied to the steering log.",
            fsync=True),
         _t("stop_check", ("goal_met",), ("reasons", "blocked", "eval_seq", "summary"),
@@ -79,6 +88,8 @@ EVENT_TYPES: dict[str, EventType] = {
                          "cost_usd", "total_cost_usd", "total_tokens", "model"),
            "Tokens and cost of one model request (totals so far in total_*)."),
         _t("error", ("message",), ("where", "fatal", "detail"), "Something went wrong."),
+        _t("compaction", ("text",), ("trigger", "pre_tokens", "replaced_items") + _THREAD,
+           "The conversation was compacted (summarised) to fit the context window."),
         _t("session_end", ("reason",), ("detail", "summary"),
            "The session ended. reason: goal_met | max_turns | max_cost | max_hours | stopped | "
            "error | completed | ...", fsync=True),
