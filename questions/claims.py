@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
-_SPLIT = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+|\n+")
-_MARKUP = re.compile(r"^[\s>#*+\-•\d.)]*(?:\*\*|__)?|(?:\*\*|__)")
+_LIST_MARK = re.compile(r"^(?:[-*+•>]+|#+|\d+[.)])\s+")
 
 
 @dataclass(frozen=True)
@@ -38,11 +37,31 @@ def prose(text: str, max_chars: int) -> str:
 
 
 def sentences(text: str):
-    """The sentences and list items of a block of prose, markup stripped."""
-    for raw in _SPLIT.split(text):
-        s = _MARKUP.sub("", raw).strip()
-        if len(s) >= 3:
-            yield s
+    """The sentences, lines and list items of a block of prose, markup stripped.
+
+    Plain string splitting: several times faster than a regex split, which matters because every
+    assistant message goes through here."""
+    for line in text.split("\n"):
+        parts = [line]
+        for sep in (". ", "? ", "! "):
+            if sep in line:
+                split: list[str] = []
+                for part in parts:
+                    if sep in part:
+                        bits = part.split(sep)
+                        split.extend(b + sep[0] for b in bits[:-1])
+                        split.append(bits[-1])
+                    else:
+                        split.append(part)
+                parts = split
+        for part in parts:
+            s = part.strip()
+            if s and s[0] in "-*+•>#0123456789":
+                s = _LIST_MARK.sub("", s)
+            if "**" in s or "__" in s:
+                s = s.replace("**", "").replace("__", "")
+            if len(s) >= 3:
+                yield s
 
 
 def evidence_text(sentence: str, limit: int = 240) -> str:
@@ -73,12 +92,27 @@ def _is_question(s: str) -> bool:
     return s.rstrip(" *_`\"')").endswith("?")
 
 
+_HANDOVER = _c(r"^(?:if you(?:'d)? (?:want|like|prefer)|say the word|let me know|please (?:confirm|choose|pick|"
+               r"decide|review|tell|reply|let me know)|pick |choose |reply |tell me|would you like|do you want|"
+               r"want me to|shall i|should i|which (?:one|option|approach)|your call|up to you)")
+
+
+def asks_human(sentence: str) -> bool:
+    """Whether a sentence hands a question or a choice to the human."""
+    low = sentence.lower().strip()
+    return _is_question(low) or bool(_HANDOVER.search(low))
+
+
 # -- limit claims ---------------------------------------------------------------------------------
 
-LIMIT_PREFILTER = re.compile(
-    r"limit|bound|peak|roofline|ceiling|saturat|optimal|headroom|room|faster|further|fundamental|"
-    r"inherent|as fast as|as good as|speed.of.light|diminishing|bottleneck|maxed|max out|theoretical|"
-    r"exhausted|squeez|can't|cannot|can not|won't|impossible|improve|beat|exceed", re.I)
+#: Words one of which every limit claim contains (substring tests on lowercased text are far
+#: cheaper than a case-insensitive regex alternation, and most text holds none of them).
+LIMIT_KEYS = ("limit", "bound", "peak", "roofline", "ceiling", "saturat", "optimal", "optimum", "headroom", "room",
+              "fundamental", "inherent", "as fast as", "as good as", "as efficient as", "as quick as",
+              "speed of light", "speed-of-light", "diminishing", "bottleneck", "capped", "constrained", "gated",
+              "throttled", "maxed", "max out", "maxes out", "maxing", "theoretical", "physical", "exhausted",
+              "squeezed", "can't", "cannot", "can not", "won't", "will not", "impossible", "no way", "unable",
+              "not possible", "not going to", "not much", "little", "nothing", "no more", "no further")
 
 _LIM_NOUN = r"(?:limits?|ceiling|peak|roofline|maximum|speed[- ]of[- ]light|bounds?)"
 _LIMIT_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
@@ -119,10 +153,28 @@ _LIMIT_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
     ("exhausted", _c(r"\b(?:exhausted|squeezed out)\s+(?:all\s+|every\s+|most\s+|the\s+)?(?:\w+\s+){0,2}?"
                      r"(?:optimi[sz]ation|opportunit|gains?|performance|speed)"), 0.65),
 )
+#: For each rule, words one of which it needs (so that a sentence pays only for the rules it could match).
+_LIMIT_RULE_KEYS: dict[str, tuple[str, ...]] = {
+    "at_limit": ("limit", "ceiling", "peak", "roofline", "maximum", "speed", "bound"),
+    "saturating": ("saturat", "maxing", "maxed", "max out", "maxes out"),
+    "cannot_improve": ("can't", "cannot", "can not", "won't", "will not", "impossible", "no way", "unable",
+                       "not possible", "not going to"),
+    "no_room": ("no ", "little", "not much", "hardly", "nothing", "limited"),
+    "no_headroom": ("room",),
+    "fundamental": ("fundamental", "inherent", "physical", "theoretical", "hard"),
+    "limited_by": ("limited", "bottlenecked", "capped", "constrained", "gated", "throttled"),
+    "as_fast_as": ("as fast as", "as good as", "as efficient as", "as quick as"),
+    "optimal": ("optimal", "optimum", "peak"),
+    "bound_final": ("bound",),
+    "bound_so": ("bound",),
+    "diminishing": ("diminishing",),
+    "nothing_left": ("not much", "little", "nothing"),
+    "exhausted": ("exhausted", "squeezed"),
+}
 _NEGATION_IS_THE_CLAIM = frozenset({"cannot_improve", "no_room", "no_headroom", "nothing_left"})
 _PERF_CONTEXT = _c(r"bandwidth|memory|dram|hbm|compute|flop|gb/s|tb/s|throughput|latency|peak|roofline|"
-                   r"faster|speed|perf|optimi|kernel|gpu|hardware|cache|occupancy|tensor|bound|limit|cycles|"
-                   r"runtime|\bms\b|µs|\bus\b|\bsm\b|sms\b|warps?\b|time")
+                   r"faster|speed|perf|optimi|kernel|gpu|cpu|hardware|cache|occupancy|tensor|cycles|runtime|"
+                   r"\bms\b|µs|\bus\b|\bsms?\b|warps?\b|[a-z]+-bound|throttl|clock|simd|vectori|flops")
 _NOT_PERF_LIMIT = _c(r"\b(?:rate|time|token|context|quota|retry|recursion|stack|size|length|character|char|"
                      r"line|output|input|api|usage|spending|budget|cost|turn|call|request|file|upload|memory "
                      r"usage|timeout)[- ]limits?\b|out[- ]of[- ]bounds|bounds?[- ]check|index bound|"
@@ -135,16 +187,32 @@ _LAYER_WORDS: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 
-def _scan(text: str, max_chars: int, prefilter: re.Pattern, rules, unmade) -> tuple[str, str, float, str] | None:
+def _has_any(low: str, keys: tuple[str, ...]) -> bool:
+    for k in keys:
+        if k in low:
+            return True
+    return False
+
+
+def _candidates(text: str, max_chars: int, keys: tuple[str, ...]):
+    """(sentence, lowercased) for each non-question sentence holding one of `keys`."""
+    body = prose(text, max_chars)
+    if not _has_any(body.lower(), keys):
+        return
+    for s in sentences(body):
+        low = s.lower()
+        if _has_any(low, keys) and not _is_question(low):
+            yield s, low
+
+
+def _scan(text: str, max_chars: int, keys: tuple[str, ...], rules, rule_keys: dict,
+          unmade) -> tuple[str, str, float, str] | None:
     """The first (sentence, lowercased, base strength, rule) where a rule matches and `unmade`
     (lowercased sentence, match, rule name) does not undo it."""
-    if not prefilter.search(text):
-        return None
-    for s in sentences(prose(text, max_chars)):
-        low = s.lower()
-        if not prefilter.search(low) or _is_question(low):
-            continue
+    for s, low in _candidates(text, max_chars, keys):
         for name, rx, base in rules:
+            if not _has_any(low, rule_keys[name]):
+                continue
             m = rx.search(low)
             if m is not None and not unmade(low, m, name):
                 return s, low, base, name
@@ -153,7 +221,7 @@ def _scan(text: str, max_chars: int, prefilter: re.Pattern, rules, unmade) -> tu
 
 def limit_claim(text: str, max_chars: int = 20000) -> Claim | None:
     """The first sentence asserting a hardware or theoretical limit, or None."""
-    found = _scan(text, max_chars, LIMIT_PREFILTER, _LIMIT_RULES, _limit_unmade)
+    found = _scan(text, max_chars, LIMIT_KEYS, _LIMIT_RULES, _LIMIT_RULE_KEYS, _limit_unmade)
     if found is None:
         return None
     s, low, base, name = found
@@ -177,14 +245,14 @@ def _limit_unmade(low: str, m: re.Match, name: str) -> bool:
 
 # -- completion claims ----------------------------------------------------------------------------
 
-COMPLETION_PREFILTER = re.compile(
-    r"done|finish|complet|accomplish|achiev|final|ready|conclud|wraps? up|goal|target|success", re.I)
+COMPLETION_KEYS = ("done", "finish", "complet", "accomplish", "achiev", "final", "ready", "conclud", "wrap",
+                   "met", "reached", "exceeded", "success")
 
 _OBJ = (r"(?:task|work|job|optimi[sz]ations?(?: work)?|implementation|kernel|goal|target|objective|assignment|"
         r"request|everything|all (?:the )?(?:work|tasks|changes|steps|scenarios))")
 _COMPLETION_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
-    ("subject_done", _c(r"\b(?:i'm|i am|we're|we are|i've|we've|i have|we have|everything is|everything's|"
-                        r"that's|it's|all)\s+(?:now\s+|all\s+|finally\s+|completely\s+|fully\s+|officially\s+)?"
+    ("subject_done", _c(r"(?:\b(?:i'm|i am|we're|we are|i've|we've|i have|we have)|(?:^|[.,;:!\u2014-]\s*)"
+                        r"(?:everything is|everything's|that's|it's|all))\s+(?:now\s+|all\s+|finally\s+|completely\s+|fully\s+|officially\s+)?"
                         r"(?:done|finished|complete|completed)\b(?=\s*(?:[.!,;:\u2014)-]|$|and\b|here\b|"
                         r"with (?:the |this |all |our |my |your )?" + _OBJ + r"))"), 0.65),
     ("completed_object", _c(r"\b(?:i've|we've|i have|we have)\s+(?:now\s+|successfully\s+|finally\s+|fully\s+)?"
@@ -209,6 +277,20 @@ _COMPLETION_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
     ("ready_for", _c(r"\bready (?:for|to be) (?:review|production|use|merg\w*|deploy\w*|ship\w*|submission)\b"),
      0.5),
 )
+_COMPLETION_RULE_KEYS: dict[str, tuple[str, ...]] = {
+    "subject_done": ("done", "finished", "complete"),
+    "completed_object": ("completed", "finished", "accomplished", "achieved", "met", "reached", "hit", "exceeded",
+                         "wrapped"),
+    "object_done": ("done", "finished", "complete", "achieved", "met", "accomplished", "ready", "exceeded",
+                    "reached"),
+    "bare_done": ("done", "finished", "complete"),
+    "task_complete": ("complete", "done", "finished"),
+    "this_completes": ("completes", "concludes", "finishes", "wraps up"),
+    "accomplished": ("accomplished", "all done"),
+    "final_version": ("final",),
+    "successfully": ("successfully",),
+    "ready_for": ("ready",),
+}
 _STEP = _c(r"\b(?:step|phase|stage|part|portion|half|milestone|first|second|third|build|compil\w*|download\w*|"
            r"install\w*|setup|set up|reading|review(?:ing)?|analysis|exploration|investigation|refactor\w*|"
            r"migration|commit|push|test run|edit|draft|todo|sub-?task|item)\b")
@@ -220,7 +302,7 @@ _COMPLETION_BEFORE = _c(r"\b(?:once|when|after|until|before|if|will|would|should
 
 def completion_claim(text: str, max_chars: int = 20000) -> Claim | None:
     """The first sentence saying the work is done, or None."""
-    found = _scan(text, max_chars, COMPLETION_PREFILTER, _COMPLETION_RULES, _completion_unmade)
+    found = _scan(text, max_chars, COMPLETION_KEYS, _COMPLETION_RULES, _COMPLETION_RULE_KEYS, _completion_unmade)
     return None if found is None else Claim(found[0], found[2], found[3])
 
 
@@ -235,18 +317,27 @@ def _completion_unmade(low: str, m: re.Match, name: str) -> bool:
 
 # -- failures explained away ------------------------------------------------------------------------
 
-EXPLAIN_PREFILTER = re.compile(
-    r"toleran|atol|rtol|precision|round|floating|fp16|bf16|half|numeric|noise|noisy|flak|determinis|"
-    r"random|ulp|epsilon|accumulation|order of|ieee|reference|threshold", re.I)
+EXPLAIN_KEYS = ("toleran", "atol", "rtol", "precision", "round", "floating", "fp16", "bf16", "half", "numeric",
+                "noise", "noisy", "flak", "determinis", "random", "ulp", "epsilon", "accumulation", "order of",
+                "ieee", "reference", "threshold", "unrelated", "existing", "already", "caused by", "environment",
+                "infra")
 
 _EXCUSE = _c(r"\b(?:toleranc\w*|atol|rtol|precision|rounding|round-?off|floating[- ]point|fp16|bf16|"
              r"half[- ]precision|numeric(?:al(?:ly)?)?|noise|noisy|flak(?:y|iness)|non-?determinis\w*|"
              r"randomness|ulps?|epsilon|accumulation order|order of (?:operations|summation|accumulation)|ieee)\b")
-_DISMISS = _c(r"\b(?:just|only|merely|simply|expected|acceptable|negligible|harmless|benign|insignificant|tiny|"
-              r"minor|within|fine|okay|ok|normal|not (?:a )?(?:real|true|genuine|actual) (?:bug|error|problem|"
-              r"issue|failure|regression)|false (?:positive|alarm|failure|negative)|too (?:strict|tight|"
-              r"aggressive|low|small)|overly (?:strict|tight)|due to|caused by|because of|attributable to|"
-              r"comes? from|result of|artifact|explains?|safe to ignore|ignor\w*|inherent|unavoidable)\b")
+_DISMISS = _c(r"\b(?:just|only|merely|simply|expected|fine|okay|ok|normal|within|tiny|minor|small|due to|"
+              r"caused by|because of|attributable to|comes? from|result of|artifact|explains?)\b")
+_STRONG_DISMISS = _c(r"\b(?:acceptable|negligible|harmless|benign|insignificant|not (?:a )?(?:real|true|genuine|actual) "
+                     r"(?:bug|error|problem|issue|failure|regression)|false (?:positive|alarm|failure|negative)|"
+                     r"too (?:strict|tight|aggressive)|overly (?:strict|tight)|safe to ignore|can (?:safely )?be "
+                     r"ignored|ignor(?:e|ing) (?:it|them|this|that|the (?:failure|error|mismatch)s?)|inherent|"
+                     r"unavoidable|just (?:noise|rounding|numerical noise|flakiness))\b")
+_FAILURE = _c(r"\b(?:fail\w*|mismatch\w*|errors?|differ\w*|diff|wrong|incorrect|assert\w*|not close|off by|"
+              r"deviat\w*|discrepan\w*|doesn't match|don't match|do not match)\b")
+_UNRELATED = _c(r"\b(?:unrelated to (?:my|our|the|these|this) (?:\w+ )?(?:change|edit|work|fix|code)\w*|"
+                r"pre-?existing (?:\w+ )?(?:failure|issue|bug|problem)|(?:was|were) already (?:failing|broken)|"
+                r"not caused by (?:my|our|this|the) (?:\w+ )?(?:change|edit|fix|code)\w*|"
+                r"(?:environment(?:al)?|infra(?:structure)?) (?:issue|problem|flake|glitch))")
 _RELAX = _c(r"\b(?:loosen\w*|relax\w*|increas\w*|rais\w*|bump\w*|widen\w*|adjust\w*|tweak\w*|chang\w*|updat\w*|"
             r"set(?:ting)?|modify\w*|edit\w*|doubl\w*)\s+(?:the\s+|our\s+|its\s+|a\s+|this\s+)?(?:\w+\s+){0,2}?"
             r"(?:toleranc\w*|atol|rtol|threshold|epsilon|error bound|reference(?: implementation| output)?)\b")
@@ -261,17 +352,17 @@ def explains_away(text: str, max_chars: int = 20000) -> Claim | None:
     """The first sentence that puts a failure down to tolerance, noise, precision or flakiness, or
     that proposes loosening the tolerance or changing the reference. A planned fix, a check, or a
     question is not explaining away."""
-    if not EXPLAIN_PREFILTER.search(text):
-        return None
-    for s in sentences(prose(text, max_chars)):
-        low = s.lower()
-        if _is_question(low) or not EXPLAIN_PREFILTER.search(low):
-            continue
+    for s, low in _candidates(text, max_chars, EXPLAIN_KEYS):
         m = _RELAX.search(low)
         if m is not None and not _RELAX_UNMADE.search(low[: m.start()]):
             return Claim(s, 0.8, "relax_tolerance", ("correctness",))
+        u = _UNRELATED.search(low)
+        if u is not None and not _FIXPLAN.search(low[: u.start()]) and not _NEGATION.search(low[: u.start()][-12:]):
+            return Claim(s, 0.6, "unrelated", ("correctness",))
         e = _EXCUSE.search(low)
-        if e is None or not _DISMISS.search(low) or _FIXPLAN.search(low):
+        if e is None or _FIXPLAN.search(low):
+            continue
+        if not (_STRONG_DISMISS.search(low) or (_DISMISS.search(low) and _FAILURE.search(low))):
             continue
         if _NEGATION.search(low[: e.start()][-25:]) and "not a" not in low:
             continue

@@ -59,6 +59,7 @@ class DetectorConfig:
     stall_min_gain: float = 0.01  # relative gain over the best that counts as progress
     stall_idle_gap_minutes: float = 10.0  # a pause longer than this counts as this much
     stall_reset_on_human: bool = True  # a human message starts a new window
+    stall_before_first_eval: bool = False  # minutes and tool calls count before any evaluation
     # regression
     regression_drop: float = 0.05  # geomean drop against the previous correct evaluation
     regression_scenario_drop: float = 0.20  # one scenario's drop (0: off)
@@ -73,6 +74,7 @@ class DetectorConfig:
     # completion_claim
     completion_on_turn_end: bool = True  # ending a turn is a completion claim
     completion_turn_min_tool_calls: int = 1  # ... if the turn did this much work
+    completion_turn_end_questions: bool = False  # ... even when its last words ask the human
     # correctness_break
     break_window_texts: int = 4  # assistant texts after a break that may explain it away
     break_tamper_anytime: bool = True  # an edit of a reference/harness/tolerance fires anytime
@@ -227,7 +229,7 @@ def eval_correct(summary: Mapping) -> bool | None:
         return not failing
     scen = summary.get("scenarios")
     if isinstance(scen, list):
-        flags = [s.get("correct") for s in scen if isinstance(s, Mapping) and isinstance(s.get("correct"), bool)]
+        flags = [s.get("correct") for s in scen if isinstance(s, dict) and isinstance(s.get("correct"), bool)]
         if flags:
             return all(flags)
     return None
@@ -239,11 +241,11 @@ def _per_scenario(summary: Mapping, key: str, *, correct_only: bool) -> dict[str
     scen = summary.get("scenarios")
     if isinstance(scen, list):
         for s in scen:
-            if isinstance(s, Mapping) and isinstance(s.get("name"), str):
+            if isinstance(s, dict) and isinstance(s.get("name"), str):
                 v = _num(s.get(key))
                 if v is not None and not (correct_only and (v <= 0 or s.get("correct") is False)):
                     out[s["name"]] = v
-    if key == "ratio" and not out and isinstance(summary.get("ratios"), Mapping):
+    if key == "ratio" and not out and isinstance(summary.get("ratios"), dict):
         # inferred summaries (foreign transcripts) carry {scenario: ratio}
         for name, r in summary["ratios"].items():
             v = _num(r)
@@ -281,10 +283,21 @@ _WRITE_CMD = re.compile(r"(?:\bsed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+|>>?\s
 _ERROR_LINE = re.compile(
     r"^(?:[^\n:]*?:\d+(?::\d+)?:?\s*|[^\n(]*\(\d+\):\s*)?(?:fatal\s+)?error(?:\[\w+\])?\s*:\s*(.{4,200})$|"
     r"^(\w*(?:Error|Exception)):\s*(.{0,200})$|"
-    r"(CUDA_ERROR_\w+|cuda\w*Error\w+|an illegal memory access was encountered|misaligned address|"
+    r"(CUDA_ERROR_[A-Z_]+|cudaError[A-Z]\w+|an illegal memory access was encountered|misaligned address|"
     r"unspecified launch failure|out of memory|Segmentation fault|core dumped)", re.M)
+# a command that writes a file or runs another after the first is not read-only
+_CHAINED = re.compile(r"(?<![0-9&])>(?!&)|&&|;|\|\||\$\(|`")
 _MASK_NUM = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MASK_PATH = re.compile(r"(?:[\w.-]*/)+")
+
+
+def _canonical(value):
+    """A hashable stand-in for a tool input (cheaper than json.dumps(sort_keys=True))."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _canonical(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_canonical(v) for v in value)
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
 
 
 def _command_text(inp: Mapping) -> str | None:
@@ -310,7 +323,7 @@ def _edit_ops(inp: Mapping) -> list[tuple[str, str | None, str]]:
         edits = inp.get("edits")
         if isinstance(edits, list):
             for e in edits:
-                if isinstance(e, Mapping):
+                if isinstance(e, dict):
                     o = next((e[k] for k in _OLD_KEYS if isinstance(e.get(k), str)), None)
                     n = next((e[k] for k in _NEW_KEYS if isinstance(e.get(k), str)), None)
                     if o is not None and n is not None:
@@ -319,7 +332,8 @@ def _edit_ops(inp: Mapping) -> list[tuple[str, str | None, str]]:
             content = next((inp[k] for k in _CONTENT_KEYS if isinstance(inp.get(k), str)), None)
             if content is not None:
                 ops.append((path, None, content))
-    for v in inp.values():
+    for key in ("input", "patch", "diff"):
+        v = inp.get(key)
         if isinstance(v, str) and "*** Begin Patch" in v:
             ops.extend(_patch_ops(v))
     cmd = _command_text(inp)
@@ -397,7 +411,7 @@ class Detectors:
         self._last_summary: dict | None = None
         self._last_pct: dict[str, float] = {}
         self._status: bool | None = None  # the latest known correctness (evaluations or tests)
-        self._ever_correct = False
+        self._measuring = False  # an evaluation (timed, or failing) has happened
         # stall window
         self._w_evals = 0
         self._w_calls = 0
@@ -463,7 +477,7 @@ class Detectors:
             return "the log begins"
         parts = [f"task {event.get('task')}"]
         goal = event.get("goal")
-        if isinstance(goal, Mapping) and goal:
+        if isinstance(goal, dict) and goal:
             g = goal.get("geomean") or goal.get("min_geomean") or goal.get("speedup")
             parts.append(f"goal geomean >= {g}" if g is not None else "goal " + json.dumps(goal)[:80])
         for key in ("arch", "device"):
@@ -483,7 +497,8 @@ class Detectors:
             return
         cfg = self.config
         self._w_active += min(t - last, cfg.stall_idle_gap_minutes * 60.0)
-        if cfg.stall_minutes > 0 and self._w_active >= cfg.stall_minutes * 60.0:
+        if cfg.stall_minutes > 0 and self._w_active >= cfg.stall_minutes * 60.0 and (
+                self._measuring or cfg.stall_before_first_eval):
             self._stall(out, seq, "minutes", f"{self._w_active / 60:.0f} active minutes")
 
     def _stall(self, out, seq, criterion: str, span: str) -> None:
@@ -579,20 +594,18 @@ class Detectors:
         self._w_calls += 1
         name = str(ev.get("name") or "")
         inp = ev.get("input")
-        if not isinstance(inp, Mapping):
+        if not isinstance(inp, dict):
             inp = {"input": inp}
         cmd = _command_text(inp)
-        readonly = name.lower() in self._ignore_tools or (cmd is not None and bool(self._ignore_cmd_rx.match(cmd)))
-        try:
-            canon = json.dumps(inp, sort_keys=True, default=str)
-        except (TypeError, ValueError):
-            canon = repr(inp)
+        readonly = name.lower() in self._ignore_tools or (
+            cmd is not None and bool(self._ignore_cmd_rx.match(cmd)) and not _CHAINED.search(cmd))
+        action = hash((name, _canonical(inp)))
         shown = cmd if cmd is not None else (next((inp[k] for k in _PATH_KEYS if isinstance(inp.get(k), str)), "")
-                                             or canon[:80])
+                                             or repr(inp)[:80])
         call_id = ev.get("id")
         if len(self._pending) > 512:
             self._pending.pop(next(iter(self._pending)))
-        self._pending[call_id] = (hash((name, canon)), readonly, f"{name} {shown}".strip()[:120])
+        self._pending[call_id] = (action, readonly, f"{name} {shown}".strip()[:120])
         if "correctness_break" in self.enabled or "loop" in self.enabled:
             ops = _edit_ops(inp) if not readonly else []
             if ops and "correctness_break" in self.enabled:
@@ -601,7 +614,8 @@ class Detectors:
                 self._check_tamper_command(cmd, seq, out)
             if ops and "loop" in self.enabled:
                 self._check_alternation(ops, seq, out)
-        if cfg.stall_tool_calls and self._w_calls >= cfg.stall_tool_calls:
+        if cfg.stall_tool_calls and self._w_calls >= cfg.stall_tool_calls and (
+                self._measuring or cfg.stall_before_first_eval):
             self._stall(out, seq, "tool_calls", f"{self._w_calls} tool calls")
 
     def _tamper_fire(self, what: str, seq, out) -> None:
@@ -675,7 +689,9 @@ class Detectors:
         fired_loop = False
         if "loop" in self.enabled:
             sig = None
-            if is_error or "rror" in output or "fault" in output or "dumped" in output or "memory" in output:
+            readonly = pending is not None and pending[1]  # a file shown is not an error raised
+            if not readonly and (is_error or "rror" in output or "fault" in output or "dumped" in output
+                                 or "memory" in output):
                 sig = _error_signature(output)
             fired_loop = self._count_error(sig, seq, out)
             if pending is not None and not pending[1] and not fired_loop:
@@ -738,7 +754,7 @@ class Detectors:
 
     def _on_eval(self, ev, seq, out) -> None:
         summary = ev.get("summary")
-        if not isinstance(summary, Mapping):
+        if not isinstance(summary, dict):
             return
         cfg = self.config
         inferred = bool(ev.get("inferred") or summary.get("inferred"))
@@ -775,6 +791,7 @@ class Detectors:
             if ratios:
                 self._prev_ratios = {**self._prev_ratios, **ratios}
             if whole is not None:
+                self._measuring = True
                 improved = self.best is None or whole >= self.best * (1.0 + cfg.stall_min_gain)
                 if self.best is None or whole > self.best:
                     self.best = whole
@@ -784,6 +801,9 @@ class Detectors:
                     return
         if geomean is None and (correct is not False or inferred):
             return  # not a timed evaluation (a foreign test run): no bearing on progress
+        if not self._measuring:
+            self._measuring = True
+            self._reset_window()  # the stall clock starts at the first measurement
         self._w_evals += 1
         if self._w_evals >= cfg.stall_evals:
             self._stall(out, seq, "evals", f"{self._w_evals} evaluations")
@@ -855,7 +875,6 @@ class Detectors:
     def _correctness(self, correct: bool, seq, evidence: str) -> None:
         """Track correctness; a failure after a correct state opens the explain-away window."""
         if correct:
-            self._ever_correct = True
             self._status = True
             self._break = None
             return
@@ -897,6 +916,8 @@ class Detectors:
             about = last[0] if stop is None and last[0] is not None else seq
             sents = list(claims.sentences(claims.prose(last[1][-2000:], 2000)))
             words = claims.evidence_text(sents[-1]) if sents else ""
+            if sents and claims.asks_human(sents[-1]) and not self.config.completion_turn_end_questions:
+                return  # the agent handed a question to the human: not a claim of being done
         detail: dict = {"rule": "turn_end", **self._goal_facts()}
         strength = 0.4
         if stop is not None:
@@ -908,7 +929,8 @@ class Detectors:
         verdict = ""
         if stop is not None:
             verdict = " (stop check: goal met)" if stop.get("goal_met") else " (stop check: goal not met)"
-        evidence = f"ended its turn after {self._turn_calls} tool calls{verdict}"
+        n = self._turn_calls
+        evidence = f"ended its turn after {n} tool call{'s' if n != 1 else ''}{verdict}"
         if words:
             evidence += f": \u201c{words}\u201d"
         self._turn_claimed = True
