@@ -1,0 +1,120 @@
+"""The question bank as the console uses it: entries to browse and filter, live ranking.
+
+A thin adapter over `questions` (its `load_bank()` and, when present, `rank(decision_point,
+bank, context)`), so the console keeps working while that package grows: anything missing
+yields an empty bank with a one-line reason, never an exception in the UI.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from console.safe_text import clean_line
+
+
+@dataclass(frozen=True)
+class BankEntry:
+    id: str
+    text: str
+    triggers: tuple[str, ...] = ()
+    layers: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def haystack(self) -> str:
+        return f"{self.id} {self.text} {' '.join(self.triggers)} {' '.join(self.layers)} {self.note}".casefold()
+
+
+def _tuple(v: object) -> tuple[str, ...]:
+    if isinstance(v, str):
+        return (v,)
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return tuple(str(x) for x in v)
+    return ()
+
+
+def entry_of(item: object) -> BankEntry | None:
+    """A bank item (questions.BankItem, a dict, or an (item, score) pair) as an entry."""
+    if isinstance(item, tuple) and item and not isinstance(item[0], str):
+        item = item[0]
+    get = item.get if isinstance(item, dict) else (lambda k, d=None: getattr(item, k, d))
+    text = get("text")
+    if not isinstance(text, str) or not text:
+        return None
+    return BankEntry(id=str(get("id") or ""), text=text, triggers=_tuple(get("triggers")),
+                     layers=_tuple(get("layers") or get("layer")), note=str(get("note") or ""))
+
+
+class BankSource:
+    """Loads the bank once, on first use."""
+
+    def __init__(self, loader=None) -> None:
+        self._loader = loader
+        self._bank = None
+        self.entries: list[BankEntry] | None = None
+        self.error: str | None = None
+
+    def load(self) -> list[BankEntry]:
+        if self.entries is not None:
+            return self.entries
+        try:
+            loader = self._loader or _find("load_bank")
+            if loader is None:
+                raise LookupError("the questions package has no load_bank yet")
+            self._bank = loader()
+            items = getattr(self._bank, "items", self._bank)
+            self.entries = [e for e in (entry_of(i) for i in items) if e is not None]
+        except Exception as exc:  # a broken bank file must not take the console down
+            self.entries = []
+            self.error = clean_line(f"question bank unavailable: {exc}")[:200]
+        return self.entries
+
+    def rank(self, decision_event: dict, context: dict, limit: int = 9) -> list[tuple[str, str]] | None:
+        """Live ranking through questions.rank, or None when it is not available."""
+        rank = _find("rank")
+        if rank is None:
+            return None
+        self.load()
+        if self._bank is None:
+            return None
+        try:
+            ranked = rank(decision_event, self._bank, context)
+        except Exception:
+            return None
+        out = []
+        for item in ranked or []:
+            e = entry_of(item)
+            if e is not None:
+                out.append((e.id, e.text))
+            if len(out) >= limit:
+                break
+        return out
+
+
+def _find(name: str):
+    import importlib
+
+    for module in ("questions", "questions.rank", "questions.ranking", "questions.loader"):
+        try:
+            mod = importlib.import_module(module)
+        except Exception:
+            continue
+        fn = getattr(mod, name, None)
+        if callable(fn):
+            return fn
+    return None
+
+
+def filter_entries(entries: list[BankEntry], query: str = "", trigger: str | None = None,
+                   layer: str | None = None) -> list[BankEntry]:
+    """Entries matching every word of the query (any order), the trigger and the layer."""
+    words = query.casefold().split()
+    out = []
+    for e in entries:
+        if trigger and trigger not in e.triggers:
+            continue
+        if layer and layer not in e.layers:
+            continue
+        hay = e.haystack
+        if all(w in hay for w in words):
+            out.append(e)
+    return out

@@ -1,0 +1,128 @@
+"""The bank browser: every question of the bank, searched as you type, filtered by trigger
+(decision-point kind) and layer. Enter sends the highlighted question (live) and closes."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from console.bank import BankEntry, filter_entries
+from console.safe_text import clean_line
+from sessions.events import DECISION_KINDS
+
+ALL = "all"
+
+
+class BankBrowser(ModalScreen[BankEntry | None]):
+    """Returns the chosen entry, or None."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Close"),
+        Binding("down", "list_down", "Next", show=False),
+        Binding("up", "list_up", "Previous", show=False),
+        Binding("ctrl+t", "cycle('trigger')", "Trigger"),
+        Binding("ctrl+l", "cycle('layer')", "Layer"),
+    ]
+
+    def __init__(self, entries: list[BankEntry], *, trigger: str | None = None,
+                 readonly: bool = False, error: str | None = None) -> None:
+        super().__init__()
+        self.entries = entries
+        self.readonly = readonly
+        self.error = error
+        self._trigger = trigger if trigger in DECISION_KINDS else None
+        self.layers = sorted({layer for e in entries for layer in e.layers})
+        self.shown: list[BankEntry] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="bank-box"):
+            yield Static(self._title(), id="bank-title")
+            yield Input(placeholder="search: words in any order", id="bank-search")
+            with Horizontal(id="bank-filters"):
+                yield Select([(k.replace("_", " "), k) for k in DECISION_KINDS],
+                             prompt="any trigger", value=self._trigger or Select.BLANK,
+                             id="bank-trigger", compact=True)
+                yield Select([(layer.replace("_", " "), layer) for layer in self.layers],
+                             prompt="any layer", id="bank-layer", compact=True)
+            yield OptionList(id="bank-list")
+            hint = "enter " + ("close (replay is read-only)" if self.readonly else "send") + \
+                " · ↑↓ choose · ^t trigger · ^l layer · esc close"
+            yield Static(Text(hint, end=""), id="bank-hint")
+
+    def _title(self) -> Text:
+        if self.error:
+            return Text(self.error, end="")
+        return Text(f"Question bank · {len(self.entries)} questions", end="")
+
+    def on_mount(self) -> None:
+        self.refilter()
+        self.query_one("#bank-search", Input).focus()
+
+    def _value(self, select_id: str) -> str | None:
+        v = self.query_one(select_id, Select).value
+        return v if isinstance(v, str) else None
+
+    def refilter(self) -> None:
+        query = self.query_one("#bank-search", Input).value
+        self.shown = filter_entries(self.entries, query, self._value("#bank-trigger"),
+                                    self._value("#bank-layer"))
+        options = self.query_one("#bank-list", OptionList)
+        options.clear_options()
+        options.add_options([Option(self._prompt(e), id=f"q{i}") for i, e in enumerate(self.shown)])
+        if self.shown:
+            options.highlighted = 0
+        self.query_one("#bank-title", Static).update(
+            self._title() if self.error else
+            Text(f"Question bank · {len(self.shown)} of {len(self.entries)} questions", end=""))
+
+    def _prompt(self, e: BankEntry) -> Text:
+        t = Text(end="")
+        t.append(clean_line(e.text))
+        t.append("\n")
+        t.append(f"{clean_line(e.id)} · {', '.join(e.layers)} · {', '.join(e.triggers)}",
+                 "dim")
+        return t
+
+    @on(Input.Changed, "#bank-search")
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        self.refilter()
+
+    @on(Input.Submitted, "#bank-search")
+    def _submitted(self) -> None:
+        self._choose(self.query_one("#bank-list", OptionList).highlighted)
+
+    @on(OptionList.OptionSelected, "#bank-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self._choose(event.option_index)
+
+    def _choose(self, index: int | None) -> None:
+        if index is None or not (0 <= index < len(self.shown)):
+            self.app.bell()
+            return
+        self.dismiss(self.shown[index])
+
+    def action_list_down(self) -> None:
+        self.query_one("#bank-list", OptionList).action_cursor_down()
+
+    def action_list_up(self) -> None:
+        self.query_one("#bank-list", OptionList).action_cursor_up()
+
+    def action_cycle(self, which: str) -> None:
+        """Step a filter to its next value (keyboard users need not open the dropdown)."""
+        if which == "trigger":
+            select, values = self.query_one("#bank-trigger", Select), list(DECISION_KINDS)
+        else:
+            select, values = self.query_one("#bank-layer", Select), self.layers
+        cur = select.value if isinstance(select.value, str) else None
+        seq = [None, *values]
+        nxt = seq[(seq.index(cur) + 1) % len(seq)] if cur in seq else values[0] if values else None
+        select.value = nxt if nxt is not None else Select.BLANK
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,522 @@
+"""The session screen: one session, live (following its log) or replayed (with a timeline).
+
+State has one owner, this screen: the `SessionModel` (the fold of the events), the replay
+position and the console-local choices (dismissed decision points, messages sent from here).
+From them it computes a `ViewState` that flows down to the header, the evaluator panel, the dock
+and the timeline by data binding; the transcript reads the model's rows directly. Widgets talk
+back with messages (`Transcript.CursorMoved`, `Timeline.Seek`).
+
+Events arrive from a worker thread (the backlog in slices, then the live follow), are queued, and
+are folded on the UI thread in one go per wake-up, so a log written at thousands of events per
+second costs one fold and one repaint per batch, and key presses stay prompt.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+
+from console.bank import BankSource
+from console.evals import ReportCache
+from console.model import SessionModel, ViewState, goal_geomean
+from console.safe_text import clean_line
+from console.screens.ask import AskScreen
+from console.screens.bank_browser import BankBrowser
+from console.source import Batch, EventSource
+from console.widgets.dock import QuestionDock
+from console.widgets.evalpanel import EvalPanel
+from console.widgets.header import HeaderBar
+from console.widgets.timeline import Timeline
+from console.widgets.transcript import Transcript
+
+SPEEDS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 500.0)
+PLAY_TICK_S = 0.05
+MAX_GAP_WALL_S = 1.0  # replay never waits longer than this between two events
+WAITING_AFTER_S = 30.0  # a running session quiet this long shows as "waiting"
+LIVE_TICK_S = 1.0
+MAX_QUEUED_EVENTS = 50_000  # the reader waits while this many events are not yet folded
+
+COMMON_BINDINGS = [
+    Binding("d", "jump('decision', 1)", "decision", key_display="d/D"),
+    Binding("D", "jump('decision', -1)", "previous decision point", show=False),
+    Binding("h", "jump('human', 1)", "next human message", show=False),
+    Binding("H", "jump('human', -1)", "previous human message", show=False),
+    Binding("slash", "search", "search", key_display="/"),
+    Binding("n", "search_next(1)", "next match", show=False),
+    Binding("N", "search_next(-1)", "previous match", show=False),
+    Binding("e", "toggle_evals", "show/hide the evaluator panel", show=False),
+    Binding("question_mark", "keys", "keys", key_display="?"),
+    Binding("escape", "close", "close the search", show=False),
+]
+
+
+class SessionScreen(Screen):
+    """Shared by the live and the replay screens (their key bindings differ)."""
+
+    view_state: reactive[ViewState | None] = reactive(None, always_update=True)
+    suggestions: reactive[tuple] = reactive(())
+    playing: reactive[bool] = reactive(False)
+    speed: reactive[float] = reactive(1.0)
+
+    class EventsReady(Message):
+        """Batches are queued for folding (posted from the reader thread)."""
+
+    class Loaded(Message):
+        """The backlog is folded: the session is on screen (the benchmark waits for this)."""
+
+    def __init__(self, source: EventSource, mode: str = "live", *, clock: Callable[[], float] = time.time,
+                 speed: float = 1.0, bank: BankSource | None = None, force_polling: bool | None = None,
+                 inbox_poll: bool = True) -> None:
+        super().__init__()
+        if mode not in ("live", "replay"):
+            raise ValueError(f"mode must be live or replay, not {mode!r}")
+        self.source = source
+        self.mode = mode
+        self.clock = clock
+        self.model = SessionModel(source.store)
+        self.reports = ReportCache(source.paths.root if source.paths else None)
+        self.bank = bank or BankSource()
+        self.position = -1  # replay: the event index the session is shown as of
+        self.loaded = False
+        self.dismissed: set[int] = set()
+        self.mine: set[str] = set()
+        self.search_query = ""
+        self._inbox = None
+        self._inbox_poll = inbox_poll and mode == "live" and source.paths is not None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._pending: list[Batch | None] = []
+        self._pending_events = 0
+        self._signalled = False
+        self._vt = 0.0
+        self._play_timer = None
+        self._decision_shown: int | None = None
+        self.set_reactive(SessionScreen.speed, min(SPEEDS, key=lambda s: abs(s - speed)))
+
+    # -- composition --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield HeaderBar(id="header").data_bind(state=SessionScreen.view_state)
+        with Horizontal(id="body"):
+            yield Transcript(self.model, self.reports, id="transcript")
+            yield EvalPanel(self.reports, id="evals").data_bind(state=SessionScreen.view_state)
+        yield QuestionDock(id="dock").data_bind(state=SessionScreen.view_state,
+                                                 suggestions=SessionScreen.suggestions)
+        if self.mode == "replay":
+            yield Timeline(self.model, id="timeline").data_bind(
+                state=SessionScreen.view_state, playing=SessionScreen.playing,
+                speed=SessionScreen.speed)
+        yield Input(placeholder="search the transcript (enter: find, n/N: next/previous, esc: close)",
+                    id="search")
+        yield Footer(compact=True)
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    def on_mount(self) -> None:
+        self.add_class(f"-{self.mode}")
+        self.query_one("#search", Input).display = False
+        self.transcript.count_new = self.mode == "live"
+        self.transcript.focus()
+        self._refresh_state()
+        self._read_events()
+        if self.mode == "live":
+            self.set_interval(LIVE_TICK_S, self._live_tick)
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+
+    def on_resize(self) -> None:
+        # at 80 columns every footer cell is needed for keys; the palette is still on ctrl+p
+        self.query_one(Footer).show_command_palette = self.size.width >= 120
+
+    # -- events in ----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="events")
+    def _read_events(self) -> None:
+        for batch in self.source.backlog():
+            if self._stop.is_set():
+                return
+            self._deliver(batch)
+        self._deliver(None)  # the backlog is done
+        if self.mode == "live":
+            for batch in self.source.follow(self._stop):
+                self._deliver(batch)
+
+    def _deliver(self, item: Batch | None) -> None:
+        with self._lock:
+            self._pending.append(item)
+            self._pending_events += len(item.events) if item else 0
+            signal = not self._signalled
+            self._signalled = True
+        if signal:
+            self.post_message(self.EventsReady())
+        while self._pending_events > MAX_QUEUED_EVENTS and not self._stop.is_set():
+            time.sleep(0.005)
+
+    def on_session_screen_events_ready(self, message: EventsReady) -> None:
+        with self._lock:
+            items, self._pending = self._pending, []
+            self._pending_events = 0
+            self._signalled = False
+        added_total, changed_all, finished = 0, set(), False
+        model = self.model
+        for item in items:
+            if item is None:
+                finished = True
+                continue
+            self.source.accept(item)
+            added, changed = model.add(item.events)
+            added_total += added
+            changed_all |= changed
+        if not added_total and not changed_all and not finished:
+            return
+        transcript = self.transcript
+        if self.goal_unknown:
+            transcript.goal = goal_geomean(model.start.get("goal"))
+        if self.mode == "replay" and not self.loaded:
+            transcript.follow = False
+        transcript.rows_changed(added_total, changed_all)
+        self._note_deliveries()
+        if finished and not self.loaded:
+            self.loaded = True
+            if self.mode == "replay":
+                self.go_to_row(0, scroll=True)
+            self.post_message(self.Loaded())
+        self._refresh_state()
+
+    @property
+    def goal_unknown(self) -> bool:
+        return self.transcript.goal is None and bool(self.model.start)
+
+    # -- the state that flows down --------------------------------------------------------------
+
+    def _status(self) -> tuple[str, float | None]:
+        model = self.model
+        if self.mode == "replay":
+            return "replay", None
+        if not self.loaded:
+            return "loading", None
+        paths = self.source.paths
+        running = paths is not None and paths.is_running()
+        if not running or model.end_reason:
+            return "stopped", None
+        now = self.clock()
+        last = model.times[-1] if len(model.times) else now
+        busy = self.model.runs and self.model.runs[-1].end_ei < 0
+        return ("running" if busy or now - last < WAITING_AFTER_S else "waiting"), now
+
+    def _refresh_state(self) -> None:
+        status, now = self._status()
+        pos = self.position if self.mode == "replay" else None
+        state = self.model.state_at(pos, status=status, now=now, dismissed=self.dismissed,
+                                    mode=self.mode)
+        d = state.decision
+        if (d.seq if d else None) != self._decision_shown:
+            self._decision_shown = d.seq if d else None
+            self.suggestions = self._suggestions_for(d)
+        self.view_state = state
+
+    def _suggestions_for(self, d) -> tuple:
+        if d is None:
+            return ()
+        if d.suggestions:
+            return tuple((s.get("id"), s.get("text")) for s in d.suggestions[:9])
+        context = {"session": self.source.label, "task": self.model.start.get("task"),
+                   "arch": self.model.start.get("device")}
+        ranked = self.bank.rank(self.model.store.get(d.ei), context)
+        return tuple(ranked or ())
+
+    def _live_tick(self) -> None:
+        if self._inbox_poll:
+            self._poll_inbox()
+        self._refresh_state()
+
+    def _poll_inbox(self) -> None:
+        if self._inbox is None:
+            from sessions.inbox import Inbox
+
+            self._inbox = Inbox(self.source.paths.root)
+        try:
+            self.model.note_posted(self._inbox.messages(), self.mine)
+        except OSError:
+            pass
+
+    def _note_deliveries(self) -> None:
+        for inbox_id in list(self.mine):
+            seq = self.model.delivered.get(inbox_id)
+            if seq is not None:
+                self.mine.discard(inbox_id)
+                p = self.model.posted.get(inbox_id)
+                text = clean_line(p.text)[:60] if p else inbox_id
+                self.notify(f"delivered ✓ (event {seq}): {text}", markup=False)
+
+    # -- replay ----------------------------------------------------------------------------------
+
+    def set_position(self, pos: int, *, scroll: bool | str = True) -> None:
+        """Show the session as of event `pos` (replay)."""
+        n = len(self.model)
+        if not n:
+            return
+        pos = max(0, min(pos, n - 1))
+        self.position = pos
+        self._vt = self.model.times[pos]
+        transcript = self.transcript
+        transcript.pos = pos
+        r = self.model.row_at(pos)
+        if r >= 0 and r != transcript.cursor:
+            transcript.set_cursor(r, scroll=scroll)
+        self._refresh_state()
+
+    def go_to_row(self, r: int, *, scroll: bool | str = "center") -> None:
+        transcript = self.transcript
+        if not (0 <= r < len(self.model.rows)):
+            return
+        if self.mode == "replay":
+            transcript.set_cursor(r, scroll=scroll)
+            self.set_position(self.model.pos_of_row(r), scroll=scroll)
+        else:
+            transcript.set_cursor(r, scroll=scroll)
+            transcript.follow = r >= len(self.model.rows) - 1
+
+    @on(Transcript.CursorMoved)
+    def _cursor_moved(self, message: Transcript.CursorMoved) -> None:
+        if self.mode == "replay":
+            self.set_position(self.model.pos_of_row(message.row), scroll=False)
+
+    @on(Timeline.Seek)
+    def _timeline_seek(self, message: Timeline.Seek) -> None:
+        self.set_position(int(message.fraction * (len(self.model) - 1)), scroll="center")
+
+    def action_play(self) -> None:
+        if self.playing:
+            self.playing = False
+            return
+        if self.position >= len(self.model) - 1:
+            self.set_position(0)
+        self._vt = self.model.times[max(0, self.position)] if len(self.model) else 0.0
+        self.playing = True
+
+    def watch_playing(self, playing: bool) -> None:
+        if playing and self._play_timer is None:
+            self._play_timer = self.set_interval(PLAY_TICK_S, self._play_tick)
+        elif not playing and self._play_timer is not None:
+            self._play_timer.stop()
+            self._play_timer = None
+
+    def _play_tick(self) -> None:
+        times = self.model.times
+        n = len(times)
+        pos = self.position
+        if pos >= n - 1:
+            self.playing = False
+            return
+        self._vt += PLAY_TICK_S * self.speed
+        gap = times[pos + 1] - self._vt
+        if gap > MAX_GAP_WALL_S * self.speed:
+            self._vt = times[pos + 1] - MAX_GAP_WALL_S * self.speed
+        new = pos
+        while new + 1 < n and times[new + 1] <= self._vt:
+            new += 1
+        if new != pos:
+            vt = self._vt
+            self.set_position(new)
+            self._vt = vt
+
+    def action_speed(self, direction: int) -> None:
+        i = SPEEDS.index(self.speed) if self.speed in SPEEDS else 1
+        self.speed = SPEEDS[max(0, min(len(SPEEDS) - 1, i + direction))]
+        self.notify(f"speed {self.speed:g}×", timeout=1.5)
+
+    def action_seek(self, fraction: float) -> None:
+        n = len(self.model)
+        if n:
+            self.set_position(self.position + int(round(fraction * n)) or (1 if fraction > 0 else -1),
+                              scroll="center")
+
+    # -- navigation ------------------------------------------------------------------------------
+
+    def action_jump(self, what: str, direction: int) -> None:
+        rows = self.model.decision_rows if what == "decision" else self.model.human_rows
+        cur = self.transcript.cursor
+        target = self.model.next_row_of(rows, cur, direction)
+        if target is None:
+            label = "decision point" if what == "decision" else "human message"
+            self.notify(f"no {'next' if direction > 0 else 'previous'} {label}", timeout=2)
+            return
+        self.go_to_row(target)
+
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        self.search_query = event.value.strip()
+        self.transcript.search = self.search_query
+        event.input.display = False
+        self.transcript.focus()
+        if self.search_query:
+            self.action_search_next(1)
+
+    def action_search_next(self, direction: int) -> None:
+        q = self.search_query
+        if not q:
+            self.action_search()
+            return
+        model = self.model
+        cur = max(0, self.transcript.cursor)
+        if not model.rows:
+            return
+        start = model.pos_of_row(cur) + 1 if direction > 0 else model.row_ei[cur] - 1
+        n = len(model)
+        while 0 <= start < n:
+            i = model.store.search(q, start, direction)
+            if i is None or i >= n:
+                break
+            r = model.event_row[i]
+            if r >= 0 and ((direction > 0 and r > cur) or (direction < 0 and r < cur)):
+                self.go_to_row(r)
+                return
+            start = i + direction
+        self.notify(f"no {'more' if direction > 0 else 'earlier'} matches for {q!r}",
+                    markup=False, timeout=2)
+
+    def action_close(self) -> None:
+        box = self.query_one("#search", Input)
+        if box.display:
+            box.display = False
+            self.transcript.focus()
+        elif self.transcript.search:
+            self.transcript.search = ""
+
+    def action_toggle_evals(self) -> None:
+        panel = self.query_one(EvalPanel)
+        panel.display = not panel.display
+
+    def action_keys(self) -> None:
+        if self.query("HelpPanel"):
+            self.app.action_hide_help_panel()
+        else:
+            self.app.action_show_help_panel()
+
+    # -- steering (live) -----------------------------------------------------------------------------
+
+    def action_send(self, n: int) -> None:
+        state = self.view_state
+        if state is None or state.decision is None or state.answer is not None:
+            self.notify("no open decision point: q asks your own question, b opens the bank",
+                        timeout=3)
+            return
+        if not (1 <= n <= len(self.suggestions)):
+            self.notify(f"no question {n} here", timeout=2)
+            return
+        bank_id, text = self.suggestions[n - 1]
+        self.post_question(text, source="bank", bank_id=bank_id)
+
+    def action_ask(self) -> None:
+        state = self.view_state
+        decision = state.decision if state and state.answer is None else None
+
+        def sent(text: str | None) -> None:
+            if text:
+                self.post_question(text, source="free")
+
+        self.app.push_screen(AskScreen(decision), sent)
+
+    def action_bank(self) -> None:
+        entries = self.bank.load()
+        state = self.view_state
+        kind = state.decision.kind if state and state.decision else None
+
+        def chosen(entry) -> None:
+            if entry is not None and self.mode == "live":
+                self.post_question(entry.text, source="bank", bank_id=entry.id or None)
+
+        self.app.push_screen(BankBrowser(entries, trigger=kind, readonly=self.mode != "live",
+                                         error=self.bank.error), chosen)
+
+    def action_dismiss_decision(self) -> None:
+        state = self.view_state
+        if state and state.decision:
+            self.dismissed.add(state.decision.seq)
+            self._refresh_state()
+
+    def post_question(self, text: str, *, source: str, bank_id: str | None = None):
+        """Append a question to the session's inbox with its context; returns the InboxMessage."""
+        if self.mode != "live" or self.source.paths is None:
+            self.notify("replay is read-only", severity="warning", timeout=2)
+            return None
+        from sessions.inbox import Inbox
+
+        state = self.view_state
+        decision = state.decision if state and state.answer is None else None
+        latest = state.latest_eval if state else None
+        context = {
+            "decision_point": decision.context() if decision else None,
+            "eval": latest.summary if latest else None,
+            "bank_id": bank_id,
+            "seen_seq": self.model.seqs[-1] if len(self.model.seqs) else None,
+        }
+        if self._inbox is None:
+            self._inbox = Inbox(self.source.paths.root)
+        msg = self._inbox.post(text, source=source, bank_id=bank_id,
+                               decision_point=decision.seq if decision else None, context=context)
+        self.mine.add(msg.id)
+        self.model.note_posted([msg], self.mine)
+        ended = self.model.end_reason is not None
+        running = self.source.paths.is_running()
+        where = "" if running and not ended else " (no runner is attached: it waits in the inbox)"
+        self.notify(f"sent: {clean_line(text)[:70]}{where}", markup=False, timeout=3)
+        self._refresh_state()
+        return msg
+
+
+class LiveScreen(SessionScreen):
+    BINDINGS = [
+        Binding("1", "send(1)", "send", key_display="1-9"),
+        *[Binding(str(i), f"send({i})", f"send question {i}", show=False) for i in range(2, 10)],
+        Binding("q", "ask", "ask"),
+        Binding("b", "bank", "bank"),
+        Binding("x", "dismiss_decision", "dismiss the decision point", show=False),
+        *COMMON_BINDINGS,
+    ]
+
+    def __init__(self, source: EventSource, **kw) -> None:
+        super().__init__(source, "live", **kw)
+
+
+class ReplayScreen(SessionScreen):
+    BINDINGS = [
+        Binding("space", "play", "play", key_display="space"),
+        Binding("left", "seek(-0.01)", "seek", key_display="←→"),
+        Binding("right", "seek(0.01)", "seek forward 1%", show=False),
+        Binding("shift+left", "seek(-0.1)", "seek back 10%", show=False),
+        Binding("shift+right", "seek(0.1)", "seek forward 10%", show=False),
+        Binding("plus,equals_sign", "speed(1)", "speed", key_display="+-"),
+        Binding("minus", "speed(-1)", "slower", show=False),
+        Binding("b", "bank", "browse the question bank", show=False),
+        *COMMON_BINDINGS,
+    ]
+
+    def __init__(self, source: EventSource, **kw) -> None:
+        super().__init__(source, "replay", **kw)
+
+
+def session_screen(source: EventSource, mode: str, **kw) -> SessionScreen:
+    if mode == "live":
+        return LiveScreen(source, **kw)
+    if mode == "replay":
+        return ReplayScreen(source, **kw)
+    raise ValueError(f"mode must be live or replay, not {mode!r}")

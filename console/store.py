@@ -1,0 +1,225 @@
+"""Where the console keeps events: byte spans into events.jsonl, parsed again on demand.
+
+A session of 100,000 events is ~100 MB of dicts once parsed; the console needs almost none of it
+at once (a screenful of rows, one expanded tool call). Like toolong's `LogLines`, it keeps only
+where each event's line lies in the file (two arrays of ints) and re-reads and parses a line when
+it is shown, through an LRU cache. `IndexedLogReader` is `sessions.log.LogReader` (same
+tolerance: torn tails wait, malformed lines are skipped and reported) that also records each
+event's span. Foreign transcripts, imported in memory, live in a `MemoryEventStore`.
+"""
+from __future__ import annotations
+
+import json
+import os
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.cache import LRUCache
+
+from sessions.log import LogRead, LogReader
+
+
+class IndexedLogReader(LogReader):
+    """A LogReader whose `spans` list, in step with the events it returns, holds (offset, length)."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        super().__init__(path)
+        self.span_start: array = array("q")
+        self.span_len: array = array("l")
+
+    def read(self, max_bytes: int | None = None) -> LogRead:
+        """What was appended since the last read; with `max_bytes`, at most about that much
+        (whole lines), so a long log can be folded in slices without holding all of it parsed."""
+        if max_bytes is None:
+            return super().read()
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read(max_bytes)
+                if data and not data.endswith(b"\n") and b"\n" not in data:
+                    data += f.readline()  # one line longer than max_bytes: take it whole
+        except FileNotFoundError:
+            return LogRead()
+        cut = data.rfind(b"\n") + 1
+        result = LogRead(torn_tail=cut < len(data))
+        if cut == 0:
+            return result
+        self.offset += cut
+        self._parse(data[:cut], result)
+        self.malformed.extend(result.malformed)
+        return result
+
+    def _parse(self, chunk: bytes, result: LogRead) -> None:
+        base = self.offset - len(chunk)  # read() advanced the offset before parsing the chunk
+        first_line = self.line_no + 1
+        n_events = len(result.events)
+        n_bad = len(result.malformed)
+        super()._parse(chunk, result)
+        parts = chunk.split(b"\n")
+        parts.pop()
+        got = len(result.events) - n_events
+        starts, lens = self.span_start, self.span_len
+        if got == len(parts):  # every line an event: the common case
+            pos = base
+            for raw in parts:
+                n = len(raw)
+                starts.append(pos)
+                lens.append(n)
+                pos += n + 1
+            return
+        bad = {m.line for m in result.malformed[n_bad:]}
+        pos = base
+        for i, raw in enumerate(parts):
+            n = len(raw)
+            if raw.strip() and first_line + i not in bad:
+                starts.append(pos)
+                lens.append(n)
+            pos += n + 1
+
+
+class EventStore:
+    """Events by index (the order they were read). Subclasses say where they are kept."""
+
+    def __len__(self) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def get(self, index: int) -> dict:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def search(self, query: str, start: int, direction: int = 1) -> int | None:
+        """The index of the next event (from `start`, inclusive) whose text contains `query`."""
+        q = query.casefold()
+        if not q:
+            return None
+        indices = range(start, len(self)) if direction > 0 else range(start, -1, -1)
+        for i in indices:
+            if q in searchable(self.get(i)):
+                return i
+        return None
+
+
+class MemoryEventStore(EventStore):
+    def __init__(self, events: Iterable[dict] = ()) -> None:
+        self.events: list[dict] = list(events)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def extend(self, events: list[dict]) -> None:
+        self.events.extend(events)
+
+    def get(self, index: int) -> dict:
+        return self.events[index]
+
+
+class FileEventStore(EventStore):
+    """Events of an events.jsonl, found by their spans (as an IndexedLogReader recorded them)."""
+
+    def __init__(self, path: str | os.PathLike, cache_size: int = 1024) -> None:
+        self.path = Path(path)
+        self.starts: array = array("q")
+        self.lens: array = array("l")
+        self._cache: LRUCache[int, dict] = LRUCache(cache_size)
+        self._fd: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def add_spans(self, starts: Iterable[int], lens: Iterable[int]) -> None:
+        self.starts.extend(starts)
+        self.lens.extend(lens)
+
+    def _read(self, offset: int, length: int) -> bytes:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY)
+        return os.pread(self._fd, length, offset)
+
+    def get(self, index: int) -> dict:
+        ev = self._cache.get(index)
+        if ev is None:
+            raw = self._read(self.starts[index], self.lens[index])
+            try:
+                ev = json.loads(raw)
+            except ValueError:  # the file changed under us (rewritten): say so, do not crash
+                ev = {"type": "error", "message": f"event {index} no longer readable in {self.path}"}
+            self._cache[index] = ev
+        return ev
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def search(self, query: str, start: int, direction: int = 1) -> int | None:
+        """Scan the file's bytes for the query, then confirm on the parsed event.
+
+        A raw match may sit in a JSON key or across an escape; a query with characters JSON
+        escapes (quote, backslash, controls) or non-ASCII letters falls back to parsing each event.
+        """
+        q = query.casefold()
+        if not q or len(self) == 0:
+            return None
+        if not q.isascii() or any(c in q for c in '"\\') or not q.isprintable():
+            return super().search(query, start, direction)
+        needle = q.encode()
+        n = len(self)
+        start = max(0, min(start, n - 1))
+        chunk = 1 << 22
+        if direction > 0:
+            lo_i = start
+            while lo_i < n:
+                hi_i = min(n, bisect_right(self.starts, self.starts[lo_i] + chunk, lo=lo_i))
+                hi_i = max(hi_i, lo_i + 1)
+                base = self.starts[lo_i]
+                data = self._read(base, self.starts[hi_i - 1] + self.lens[hi_i - 1] - base).lower()
+                pos = data.find(needle)
+                while pos >= 0:
+                    i = bisect_right(self.starts, base + pos, lo=lo_i, hi=hi_i) - 1
+                    if q in searchable(self.get(i)):
+                        return i
+                    nxt = self.starts[i + 1] - base if i + 1 < hi_i else len(data)
+                    pos = data.find(needle, nxt)
+                lo_i = hi_i
+        else:
+            hi_i = start + 1
+            while hi_i > 0:
+                base_end = self.starts[hi_i - 1] + self.lens[hi_i - 1]
+                lo_i = bisect_right(self.starts, base_end - chunk, hi=hi_i) - 1
+                lo_i = max(0, min(lo_i, hi_i - 1))
+                base = self.starts[lo_i]
+                data = self._read(base, base_end - base).lower()
+                pos = data.rfind(needle)
+                while pos >= 0:
+                    i = bisect_right(self.starts, base + pos, lo=lo_i, hi=hi_i) - 1
+                    if q in searchable(self.get(i)):
+                        return i
+                    pos = data.rfind(needle, 0, self.starts[i] - base)
+                hi_i = lo_i
+        return None
+
+
+_NOT_SEARCHED = frozenset(("v", "seq", "t", "type", "id", "call_id", "inbox_id", "block", "turn"))
+
+
+def searchable(event: dict) -> str:
+    """The event's text as a search sees it: its values (not its bookkeeping), casefolded."""
+    out: list[str] = []
+    for key, value in event.items():
+        if key not in _NOT_SEARCHED:
+            _collect(value, out)
+    return "\n".join(out).casefold()
+
+
+def _collect(value: object, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _collect(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _collect(v, out)
+    elif value is not None and not isinstance(value, bool):
+        out.append(str(value))

@@ -1,0 +1,80 @@
+"""The replay timeline: play state, speed, position, and a bar with decision points (◆) and
+human messages (✉) marked along the session's events. A click seeks."""
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from console.model import SessionModel, ViewState
+from console.render import elapsed_text
+
+_STYLES = ("state", "played", "unplayed", "head", "decision", "human", "note")
+
+
+class Timeline(Widget):
+    COMPONENT_CLASSES = {f"timeline--{n}" for n in _STYLES}
+
+    class Seek(Message):
+        """Seek to a fraction (0..1) of the session's events."""
+
+        def __init__(self, fraction: float) -> None:
+            self.fraction = fraction
+            super().__init__()
+
+    state: reactive[ViewState | None] = reactive(None, always_update=True)
+    playing: reactive[bool] = reactive(False)
+    speed: reactive[float] = reactive(1.0)
+
+    def __init__(self, model: SessionModel, **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+
+    def _s(self, name: str) -> Style:
+        return self.get_component_rich_style(f"timeline--{name}", partial=True)
+
+    def _bar_width(self) -> int:
+        return max(10, (self.size.width or 80) - 2)
+
+    def render(self) -> Text:
+        s = self.state
+        out = Text(end="", no_wrap=True)
+        if s is None or s.total == 0:
+            return Text(" no events", end="")
+        icon = "▶" if self.playing else "⏸"
+        speed = f"{self.speed:g}×"
+        out.append(f" {icon} {'playing' if self.playing else 'paused'} {speed}", self._s("state"))
+        start = self.model.times[0]
+        end = self.model.times[s.total - 1]
+        now = self.model.times[max(0, s.pos)]
+        out.append(f"  {elapsed_text(now - start)} / {elapsed_text(end - start)}", self._s("note"))
+        row = self.model.row_at(s.pos)
+        out.append(f"  event {self.model.seqs[max(0, s.pos)]} · row {row + 1}/{len(self.model.rows)}",
+                   self._s("note"))
+        out.append("\n ")
+        width = self._bar_width()
+        total = s.total
+        head = min(width - 1, int(max(0, s.pos) * width / total))
+        marks: dict[int, str] = {}
+        for ei in self.model.human_ei:
+            marks[min(width - 1, ei * width // total)] = "human"
+        for ei in self.model.decision_ei:
+            marks[min(width - 1, ei * width // total)] = "decision"
+        for x in range(width):
+            if x == head:
+                out.append("●", self._s("head"))
+            elif x in marks:
+                kind = marks[x]
+                out.append("◆" if kind == "decision" else "✉", self._s(kind))
+            else:
+                out.append("━" if x < head else "─", self._s("played" if x < head else "unplayed"))
+        return out
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y >= 1:
+            x = event.x - 1
+            self.post_message(self.Seek(max(0.0, min(1.0, x / self._bar_width()))))
+
