@@ -74,10 +74,13 @@ class TurnResult:
 
 def make_client(config: AgentConfig) -> anthropic.Anthropic:
     """The SDK client from the environment (ANTHROPIC_API_KEY / _AUTH_TOKEN / _BASE_URL, ...)."""
-    client = anthropic.Anthropic(
-        max_retries=0,
-        timeout=httpx2.Timeout(config.request_timeout_s, connect=30.0),
-    )
+    try:
+        client = anthropic.Anthropic(
+            max_retries=0,
+            timeout=httpx2.Timeout(config.request_timeout_s, connect=30.0),
+        )
+    except anthropic.AnthropicError as exc:  # a broken profile or credential file
+        raise MissingCredentials(f"no usable Anthropic credentials ({exc}); set ANTHROPIC_API_KEY") from None
     if client.api_key is None and client.auth_token is None and getattr(client, "credentials", None) is None:
         raise MissingCredentials("no Anthropic API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
     return client

@@ -342,15 +342,12 @@ class Runner:
             if self.conversation.awaiting_user and self._stop_gate():
                 return "goal_met"
         while True:
-            if self._stop_reason:
-                return self._stop_reason
+            # limits first: a message acknowledged now must reach a request
+            end = self._stop_reason or self._limit_reached()
+            if end:
+                return end
             self._autopilot_boundary()
             self._deliver_inbox()
-            if self._stop_reason:
-                return self._stop_reason
-            limit = self._limit_reached()
-            if limit:
-                return limit
             if self.conversation.awaiting_user:
                 self.emit("runner_note", text="[Runner] The session goes on; continue toward the goal.")
             result = self._model_turn()

@@ -183,6 +183,14 @@ class RecordedRequest:
         return self.body.get("messages") or []
 
     @property
+    def api_key(self) -> str | None:
+        """The credential the client sent (x-api-key, or an Authorization bearer token)."""
+        if self.headers.get("x-api-key"):
+            return self.headers["x-api-key"]
+        auth = self.headers.get("authorization", "")
+        return auth[7:] if auth.lower().startswith("bearer ") else None
+
+    @property
     def system_text(self) -> str:
         system = self.body.get("system")
         if isinstance(system, str):
@@ -403,6 +411,9 @@ def _make_handler(server: FakeAnthropic):
                 return
             headers = {k.lower(): v for k, v in self.headers.items()}
             req, responder = server._record(self.path, headers, body)
+            if not req.api_key:
+                self._error(Error(401, message="x-api-key header is required"))
+                return
             if server.validate:
                 problems = request_problems(body)
                 if problems:

@@ -1,0 +1,127 @@
+"""The inbox: messages at the next turn boundary, exactly once; interrupts at once; autopilot."""
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+from conftest import make_runner, of_type, events, run_in_thread, wait_for_event
+from fake_anthropic import Reply, text, tool
+from sessions.inbox import Inbox
+
+
+def test_a_message_written_mid_run_reaches_the_very_next_request_exactly_once(fake, tmp_path):
+    question = "What fraction of the measured peak does gqa4_d64_0 reach?"
+    server = fake([Reply(tool("bash", command="sleep 0.6")), Reply(tool("bash", command="true")),
+                   Reply(tool("bash", command="true"))])
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=3)
+    thread, box = run_in_thread(runner)
+    wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_call")
+    posted = Inbox(tmp_path / "s").post(question, source="bank", bank_id="peak-fraction")
+    thread.join(30)
+    assert box["reason"] == "max_turns"
+    assert [r.count(question) for r in server.requests] == [0, 1, 1]  # once, and never again
+    assert server.requests[1].user_texts() == [f"[Message from the steerer]\n{question}"]
+    evs = events(tmp_path / "s")
+    (ack,) = of_type(evs, "human_message")
+    assert ack["inbox_id"] == posted.id and ack["source"] == "bank" and ack["bank_id"] == "peak-fraction"
+    # acknowledged after the tool's result, and durably logged before the request went out
+    result = of_type(evs, "tool_result")[0]
+    assert result["seq"] < ack["seq"] and ack["t"] <= server.requests[1].t
+    assert ack["context"].get("decision_point", {}).get("kind") == "start"
+    assert Inbox(tmp_path / "s").pending() == []
+
+
+def test_an_interrupt_cancels_a_running_tool_within_two_seconds(fake, tmp_path):
+    marker = f"ks-{uuid.uuid4().hex[:10]}"
+    server = fake([Reply(tool("bash", command=f"sleep 600; echo {marker}")), Reply(tool("bash", command="true"))])
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2)
+    thread, box = run_in_thread(runner)
+    wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_call")
+    time.sleep(0.3)  # the command is running
+    t0 = time.monotonic()
+    Inbox(tmp_path / "s").post("Stop: measure the seed first.", kind="interrupt")
+    result = wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_result", timeout=10)
+    assert time.monotonic() - t0 < 2.0
+    thread.join(30)
+    assert result["interrupted"] is True and "interrupted by the steerer" in result["output"]
+    assert not _processes_with(marker)  # the whole process group is gone
+    evs = events(tmp_path / "s")
+    (ack,) = of_type(evs, "human_message")
+    assert ack["kind"] == "interrupt" and ack["cancelled_tool"] is True
+    texts = server.requests[1].user_texts()
+    assert texts == ["[The steerer interrupted you: the running tool was stopped]\nStop: measure the seed first."]
+    assert server.requests[1].tool_results()[of_type(evs, "tool_call")[0]["id"]]["text"] == result["output"]
+
+
+def test_an_interrupt_while_the_model_streams_cuts_the_reply(fake, tmp_path):
+    long = " ".join(f"w{i}" for i in range(400))
+    server = fake([Reply(text(long), tool("bash", command="echo never"), chunk=8, delay=0.02),
+                   Reply(tool("bash", command="true"))])
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2)
+    thread, box = run_in_thread(runner)
+    wait_for_event(tmp_path / "s", lambda e: e["type"] == "assistant_delta")
+    Inbox(tmp_path / "s").post("Wait.", kind="interrupt")
+    thread.join(30)
+    evs = events(tmp_path / "s")
+    (cut,) = of_type(evs, "assistant_text")
+    assert cut["interrupted"] is True and 0 < len(cut["text"]) < len(long)
+    assert not [e for e in of_type(evs, "tool_call") if e["input"].get("command") == "echo never"]
+    sent = server.requests[1].messages
+    assert sent[-2] == {"role": "assistant", "content": [{"type": "text", "text": cut["text"]}]}
+    assert sent[-1]["content"][-1]["text"].startswith("[The steerer interrupted you")
+
+
+def test_autopilot_asks_a_bank_question_at_a_planted_stall(fake, tmp_path):
+    def model(req):
+        n = sum(1 for m in req.messages if m["role"] == "assistant")
+        return Reply(tool("bash", command=f"echo step {n}"))
+
+    server = fake(handler=model)
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=6, autopilot=True, grace_s=0.0,
+                         detectors={"stall_tool_calls": 4, "stall_before_first_eval": True,
+                                    "kinds": ["stall"]})
+    assert runner.run() == "max_turns"
+    evs = events(tmp_path / "s")
+    (stall,) = [e for e in of_type(evs, "decision_point") if e["kind"] == "stall"]
+    assert stall["suggestions"]
+    (auto,) = [e for e in of_type(evs, "human_message") if e["source"] == "autopilot"]
+    assert auto["decision_point"] == stall["seq"] and auto["seq"] > stall["seq"]
+    assert auto["bank_id"] == stall["suggestions"][0]["id"]
+    assert auto["text"] == stall["suggestions"][0]["text"]
+    assert auto["context"]["decision_point"]["kind"] == "stall"
+    # it went the inbox's way and reached the next request once
+    assert any(line for line in (tmp_path / "s" / "inbox.jsonl").read_text().splitlines() if auto["inbox_id"] in line)
+    nxt = next(r for r in server.requests if r.t >= auto["t"])
+    assert nxt.count(auto["text"]) == 1 and server.requests[-1].count(auto["text"]) == 1
+
+
+def test_autopilot_leaves_the_question_to_a_human_who_writes_within_the_grace(fake, tmp_path):
+    holder = {}
+
+    def model(req):
+        n = sum(1 for m in req.messages if m["role"] == "assistant")
+        if n == 4:  # after the stall fired, before its grace ran out
+            holder["runner"].inbox.post("Which scenario is slowest?")
+        return Reply(tool("bash", command="sleep 0.4"))
+
+    fake(handler=model)
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=6, autopilot=True, grace_s=0.5,
+                         detectors={"stall_tool_calls": 4, "stall_before_first_eval": True, "kinds": ["stall"]})
+    holder["runner"] = runner
+    runner.run()
+    evs = events(tmp_path / "s")
+    assert [e["kind"] for e in of_type(evs, "decision_point")] == ["stall"]
+    assert [e["source"] for e in of_type(evs, "human_message")] == ["free"]
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
