@@ -2,10 +2,17 @@
 from __future__ import annotations
 
 import argparse
-
-from console.commands import not_yet
+import sys
+from typing import Any
 
 HELP = "evaluate a candidate kernel: build, constraints, correctness, timing vs the seed"
+DESCRIPTION = (
+    "Build the candidate and the task's seed, check constraints and correctness on every scenario,\n"
+    "time both back to back, and print a table (worst ratio first). Ratio = seed time / candidate\n"
+    "time (> 1: the candidate is faster). Runs in a child process: a crashing or hanging kernel\n"
+    "gives a report. Exit 0 when the evaluation ran (whatever the verdict), 2 for a bad task or\n"
+    "usage, 3 when the candidate does not build, 4 when the task needs a GPU this machine lacks."
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -14,7 +21,121 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="OUT", help="write the JSON report to OUT ('-' for stdout)")
     p.add_argument("--only", metavar="REGEX", help="only scenarios whose name matches REGEX")
     p.add_argument("--quick", action="store_true", help="only the task's quick subset")
+    p.add_argument("--seed", type=int, metavar="N", help="eval seed for the random inputs (replays a run)")
+    p.add_argument("--budget", type=float, metavar="S", help="timing budget per scenario, seconds")
+    p.add_argument("--timeout", type=float, metavar="S", help="limit for the whole evaluation, seconds")
 
 
 def run(args: argparse.Namespace) -> int:
-    return not_yet("eval", 3)
+    import json
+
+    from rich.console import Console
+
+    from evaluator import evaluate_isolated, load_task
+
+    to_stdout = args.json == "-"
+    err = Console(stderr=True, highlight=False)
+    out = err if to_stdout else Console(highlight=False)
+    task = load_task(args.task)
+    with _ProgressView(err, task.name) as view:
+        report = evaluate_isolated(
+            task, args.candidate, quick=args.quick, only=args.only, seed=args.seed,
+            time_budget_s=args.budget, timeout_s=args.timeout, progress=view.update,
+        )
+    _print_report(out, report)
+    if args.json:
+        text = json.dumps(report.to_json(), indent=1)
+        if to_stdout:
+            sys.stdout.write(text + "\n")
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+    return report.exit_code()
+
+
+class _ProgressView:
+    """A Rich progress bar over scenarios, fed by the evaluator's progress events."""
+
+    def __init__(self, console: Any, task: str) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.console = console
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"), TimeElapsedColumn(),
+            console=console, transient=False,
+        )
+        self.bar = self.progress.add_task(f"{task}: building", total=None, detail="")
+        self.task = task
+
+    def __enter__(self) -> _ProgressView:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.__exit__(*exc)
+
+    def update(self, event: dict[str, Any]) -> None:
+        kind = event.get("event")
+        if kind == "build":
+            state = "cached" if event.get("cached") else f"{event.get('seconds', 0):.1f} s"
+            ok = "built" if event.get("ok") else "[red]FAILED[/red]"
+            self.progress.console.print(f"  {event.get('role')}: {ok} ({state})")
+        elif kind == "start":
+            self.progress.update(self.bar, total=event["total"], completed=0,
+                                 description=f"{self.task}: eval seed {event['eval_seed']}")
+        elif kind == "scenario":
+            self.progress.update(self.bar, detail=f"{event['name']} · {event['phase']}")
+        elif kind == "scenario_done":
+            result = event["result"]
+            ratio = result.get("ratio")
+            mark = "[green]ok[/green]" if result.get("correct") else "[red]WRONG[/red]"
+            shown = f"{ratio:.3f}" if isinstance(ratio, (int, float)) else "-"
+            self.progress.update(self.bar, advance=1, detail=f"{event['name']} {mark} ratio {shown}")
+
+
+def _print_report(console: Any, report: Any) -> None:
+    from rich.table import Table
+
+    from evaluator.report import rate_text
+
+    if not report.build_ok:
+        console.print("[bold red]the candidate did not build[/bold red]")
+        console.print(str(report.build.get("log", "")), markup=False, highlight=False)
+    rows = sorted(report.scenarios, key=lambda s: s.sort_key)
+    if rows:
+        table = Table(title=f"{report.task} · eval seed {report.eval_seed}", title_justify="left")
+        for name, justify in (("scenario", "left"), ("ok", "center"), ("seed ms", "right"),
+                              ("cand ms", "right"), ("ratio", "right"), ("95% CI", "right"),
+                              ("rate", "right"), ("% peak", "right"), ("flags / failure", "left")):
+            table.add_column(name, justify=justify, overflow="fold")
+        for s in rows:
+            ratio_style = "" if s.ratio is None else ("green" if s.ci and s.ci[0] > 1 else
+                                                      "red" if s.ci and s.ci[1] < 1 else "yellow")
+            table.add_row(
+                s.name, "[green]yes[/green]" if s.correct else "[red]NO[/red]",
+                _f(s.seed_ms, ".4f"), _f(s.cand_ms, ".4f"),
+                f"[{ratio_style}]{_f(s.ratio, '.3f')}[/{ratio_style}]" if ratio_style else _f(s.ratio, ".3f"),
+                f"{s.ci[0]:.3f}–{s.ci[1]:.3f}" if s.ci else "", rate_text(s, report.roofline), _f(s.pct_peak, ".0f"),
+                (s.failure or "") if not s.correct else " ".join(s.flags),
+            )
+        console.print(table)
+    summary = report.summary()
+    console.print(
+        f"passed {summary['passed']}/{summary['total']} · geomean {_f(summary['geomean'], '.3f')} · "
+        f"min {_f(summary['min_ratio'], '.3f')} · fast_1 {_f(summary['fast_1'], '.2f')}",
+        highlight=False,
+    )
+    for v in summary["violations"]:
+        console.print(f"[red]violation[/red]: {v}", highlight=False)
+    if report.error:
+        console.print(f"[red]error ({report.error_kind})[/red]: {report.error}", highlight=False)
+    if summary["goal_met"]:
+        console.print("[bold green]GOAL MET[/bold green]")
+    else:
+        console.print("[bold]goal not met[/bold]: " + "; ".join(summary["reasons"]), highlight=False)
+
+
+
+def _f(value: Any, spec: str) -> str:
+    return format(value, spec) if isinstance(value, (int, float)) else "-"

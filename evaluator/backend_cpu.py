@@ -1,0 +1,204 @@
+"""The cpu backend: host buffers, calls through ctypes, the CPU clock, a last-level-cache flush.
+
+Before each timed call a buffer twice the size of the last-level cache is written (memset), so
+neither kernel finds its inputs in cache. Peaks (memory bandwidth, fp32 FMA rate) are measured
+once per machine with a small OpenMP program built by the same gcc flags as the tasks.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import platform
+import resource
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evaluator.device import Device, Guard, KernelFn, _load_symbol
+from evaluator.timing import Plan
+
+_PEAK_SOURCE = r"""
+#include <omp.h>
+void ks_copy(const float* restrict a, float* restrict b, long n) {
+    #pragma omp parallel for simd schedule(static)
+    for (long i = 0; i < n; ++i) b[i] = a[i];
+}
+float ks_fma(long iters) {
+    float total = 0.f;
+    #pragma omp parallel reduction(+:total)
+    {
+        float acc[64];
+        for (int i = 0; i < 64; ++i) acc[i] = 1.0f + i * 1e-3f + (float)omp_get_thread_num();
+        for (long it = 0; it < iters; ++it)
+            for (int i = 0; i < 64; ++i) acc[i] = acc[i] * 0.999999f + 1e-7f;
+        for (int i = 0; i < 64; ++i) total += acc[i];
+    }
+    return total;
+}
+int ks_threads(void) { return omp_get_max_threads(); }
+"""
+
+
+def last_level_cache_bytes() -> int:
+    """Size of the largest data/unified cache of cpu0 (32 MiB when sysfs does not say)."""
+    best_level, best = 0, 0
+    for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        try:
+            if (index / "type").read_text().strip() == "Instruction":
+                continue
+            level = int((index / "level").read_text())
+            text = (index / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+        size = int(text.rstrip("KMG")) * scale
+        if level > best_level or (level == best_level and size > best):
+            best_level, best = level, size
+    return best or (32 << 20)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+class CpuDevice(Device):
+    kind = "cpu"
+
+    def __init__(self, guard: Guard | None = None) -> None:
+        super().__init__(guard)
+        self.llc = last_level_cache_bytes()
+        self._flush = self.alloc(2 * self.llc)
+        self._flush[:] = 1
+        self._tick = 0
+        self.timed_calls = 0
+        self.preemptions = 0  # involuntary context switches while timing: other work on the cores
+
+    def alloc(self, nbytes: int) -> np.ndarray:
+        raw = np.empty(nbytes + 64, dtype=np.uint8)
+        offset = (-raw.ctypes.data) % 64  # 64-byte aligned, like cudaMalloc's 256 is for GPUs
+        return raw[offset:offset + nbytes]
+
+    def address(self, handle: np.ndarray) -> int:
+        return handle.ctypes.data
+
+    def upload(self, handle: np.ndarray, array: np.ndarray) -> None:
+        handle[:array.nbytes] = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+
+    def download(self, handle: np.ndarray, out: np.ndarray) -> None:
+        out.reshape(-1).view(np.uint8)[:] = handle[:out.nbytes]
+
+    def fill(self, handle: np.ndarray, byte: int, nbytes: int) -> None:
+        ctypes.memset(handle.ctypes.data, byte, nbytes)
+
+    def flush(self) -> None:
+        """Evict the last-level cache by writing twice its size."""
+        self._tick = (self._tick + 1) & 0xFF
+        ctypes.memset(self._flush.ctypes.data, self._tick, self._flush.nbytes)
+
+    def load(self, lib: str, entry: str) -> KernelFn:
+        fn = _load_symbol(lib, entry)
+
+        def call(params: Any) -> int:
+            return fn(ctypes.byref(params), None)
+        call._ks_fn = fn  # type: ignore[attr-defined]
+        return call
+
+    def call(self, fn: KernelFn, params: Any, what: str, timeout_s: float) -> int:
+        with self.guard.watch(what, timeout_s):
+            return fn(params)
+
+    def run_rounds(self, calls: list[list[Callable[[], Any]]], plan: Plan, timeout_s: float) -> list[list[float]]:
+        out = []
+        clock = time.perf_counter_ns
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw
+        for set_index, order in plan:
+            times = [0.0] * len(calls)
+            for c in order:
+                self.flush()
+                call = calls[c][set_index]
+                with self.guard.watch("timing", timeout_s):
+                    t0 = clock()
+                    call()
+                    t1 = clock()
+                times[c] = (t1 - t0) / 1e6
+            out.append(times)
+        self.preemptions += resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw - before
+        self.timed_calls += sum(len(order) for _, order in plan)
+        return out
+
+    def take_preemptions(self) -> float:
+        """Involuntary context switches per timed call since the last take (0 on a quiet machine)."""
+        rate = self.preemptions / self.timed_calls if self.timed_calls else 0.0
+        self.preemptions = self.timed_calls = 0
+        return rate
+
+    def info(self) -> dict[str, Any]:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return {"name": cpu_model(), "cores": cores, "llc_bytes": self.llc,
+                "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+
+    def peaks(self, cache_dir: Path) -> dict[str, float]:
+        key = f"cpu|{cpu_model()}|{self.info()['cores']}|{os.environ.get('OMP_NUM_THREADS', '')}"
+        return cached_peaks(cache_dir, key, lambda: self._measure_peaks(cache_dir))
+
+    def _measure_peaks(self, cache_dir: Path) -> dict[str, float]:
+        folder = cache_dir / "peaks"
+        folder.mkdir(parents=True, exist_ok=True)
+        src, lib = folder / "cpu_peak.c", folder / f"cpu_peak_{os.getpid()}.so"
+        src.write_text(_PEAK_SOURCE)
+        proc = subprocess.run(["gcc", "-O3", "-march=native", "-fopenmp", "-fPIC", "-shared",
+                               str(src), "-o", str(lib)], capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            return {}
+        so = ctypes.CDLL(str(lib))
+        os.unlink(lib)
+        so.ks_copy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+        so.ks_fma.argtypes = [ctypes.c_long]
+        so.ks_fma.restype = ctypes.c_float
+        n = max(8 * self.llc // 4, 1 << 24)
+        a = np.ones(n, np.float32)
+        b = np.empty_like(a)
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            so.ks_copy(a.ctypes.data, b.ctypes.data, n)
+            best = min(best, time.perf_counter() - t0)
+        gbps = 2 * n * 4 / best / 1e9
+        iters = 2_000_000
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            so.ks_fma(iters)
+            best = min(best, time.perf_counter() - t0)
+        tflops = 2 * 64 * iters * so.ks_threads() / best / 1e12
+        return {"memory_gbps": round(gbps, 2), "fp32_tflops": round(tflops, 4)}
+
+
+def cached_peaks(cache_dir: Path, key: str, measure: Callable[[], dict[str, float]]) -> dict[str, float]:
+    """Peaks for this machine from $cache/peaks.json, measured (and stored) the first time."""
+    path = cache_dir / "peaks.json"
+    try:
+        table = json.loads(path.read_text())
+    except (OSError, ValueError):
+        table = {}
+    if key in table and table[key]:
+        return table[key]
+    value = measure()
+    if value:
+        table[key] = value
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(table, indent=1))
+        os.replace(tmp, path)
+    return value
