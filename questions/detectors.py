@@ -106,8 +106,9 @@ class DetectorConfig:
         flat: dict[str, Any] = {}
         for key, value in mapping.items():
             if isinstance(value, Mapping):
+                prefix = _SECTIONS.get(str(key), str(key))
                 for sub, v in value.items():
-                    flat[f"{key}_{sub}"] = v
+                    flat[f"{prefix}_{sub}"] = v
             else:
                 flat[str(key)] = value
         fields = {f.name: f for f in dataclasses.fields(cls)}
@@ -143,6 +144,11 @@ class DetectorConfig:
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+#: Sections of a configuration may be named by the decision-point kind they tune.
+_SECTIONS = {"suspicious_win": "win", "limit_claim": "limit", "completion_claim": "completion",
+             "correctness_break": "break"}
 
 
 def _coerce(key: str, value: Any, default: Any) -> Any:

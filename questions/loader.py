@@ -121,6 +121,7 @@ class BankItem:
     set: str = ""
     source: str = ""  # the file it came from
     line: int = 0  # the line of its `id`
+    text_line: int = field(default=0, repr=False, compare=False)  # the line of its `text`
 
     def applies_to(self, arch: str | None) -> bool:
         """Whether the item fits a task on `arch` (None: unknown, assumed some GPU)."""
@@ -287,12 +288,14 @@ def read_bank(paths: Iterable[str | os.PathLike] | None = None) -> tuple[Bank, l
             key = _text_key(it.text)
             twin = seen_text.get(key)
             if twin is not None:
-                problems.append(BankProblem(it.source, it.line,
+                problems.append(BankProblem(it.source, it.text_line or it.line,
                                             f"same text as item {twin.id!r} ({twin.source}:{twin.line})",
                                             "text", it.id))
             seen[it.id] = it
             seen_text.setdefault(key, it)
             items.append(it)
+    order = {str(p): i for i, p in enumerate(expanded)}
+    problems.sort(key=lambda p: (order.get(p.file, -1), p.line))
     return Bank(items, [str(p) for p in expanded]), problems
 
 
@@ -377,6 +380,7 @@ class _FileParser:
         self.name = name
         self.stem = stem
         self.problems: list[BankProblem] = []
+        self.ids: dict[str, int] = {}  # id -> line of its first item
 
     def problem(self, node_or_line, message: str, field: str = "", item_id: str = "") -> None:
         line = node_or_line if isinstance(node_or_line, int) else _line(node_or_line)
@@ -432,16 +436,10 @@ class _FileParser:
             self.problem(root, "a bank file is a mapping with `items` (or a list of items)")
             return [], self.problems
         items = []
-        ids: dict[str, int] = {}
         for node in item_nodes:
             item = self.parse_item(node, defaults, set_name)
-            if item is None:
-                continue
-            if item.id in ids:
-                self.problem(item.line, f"duplicate id (first at line {ids[item.id]})", "id", item.id)
-                continue
-            ids[item.id] = item.line
-            items.append(item)
+            if item is not None:
+                items.append(item)
         return items, self.problems
 
     def parse_defaults(self, node) -> dict:
@@ -467,11 +465,20 @@ class _FileParser:
         if not isinstance(node, yaml.MappingNode):
             self.problem(node, "an item is a mapping (id, text, triggers, layers, ...)")
             return None
-        fields = self.mapping(node, "item")
         item_id = ""
-        if "id" in fields:
-            v = _plain(fields["id"][1])
-            item_id = v if isinstance(v, str) else str(v)
+        for k, v in node.value:  # the id first, so that every problem can name the item
+            if isinstance(k, yaml.ScalarNode) and k.value == "id" and isinstance(v, yaml.ScalarNode):
+                item_id = str(v.value)
+                break
+        fields = self.mapping(node, "item", item_id)
+        duplicate = False
+        if "id" in fields and item_id:
+            first = self.ids.get(item_id)
+            if first is not None:  # said even when the item has other faults
+                self.problem(fields["id"][0], f"duplicate id (first at line {first})", "id", item_id)
+                duplicate = True
+            else:
+                self.ids[item_id] = _line(fields["id"][0])
         for key, (knode, _v) in fields.items():
             if key not in ITEM_FIELDS:
                 self.problem(knode, f"unknown field{_did_you_mean(key, ITEM_FIELDS)}", key, item_id)
@@ -489,15 +496,16 @@ class _FileParser:
             elif key in REQUIRED_FIELDS:
                 self.problem(node, "missing (required: " + ", ".join(REQUIRED_FIELDS) + ")", key, item_id)
                 ok = False
-        if not ok:
+        if not ok or duplicate:
             return None
         line = _line(fields["id"][0]) if "id" in fields else _line(node)
+        text_line = _line(fields["text"][1]) if "text" in fields else line
         return BankItem(
             id=values["id"], text=values["text"], triggers=tuple(values["triggers"]),
             layers=tuple(values["layers"]), arch=tuple(values.get("arch", ("any",))),
             requires=tuple(values.get("requires", ())), provenance=values.get("provenance", "written"),
             verified=values.get("verified", False), stats=dict(values.get("stats", {})),
-            note=values.get("note", ""), set=set_name, source=self.name, line=line,
+            note=values.get("note", ""), set=set_name, source=self.name, line=line, text_line=text_line,
         )
 
     # -- fields -------------------------------------------------------------------------------
@@ -538,7 +546,7 @@ class _FileParser:
     def _check_note(self, node, item_id: str):
         return self._string(node, "note", item_id)
 
-    def _names(self, node, key: str, item_id: str, known, *, allow_empty: bool, what: str):
+    def _names(self, node, key: str, item_id: str, known, *, allow_empty: bool, what: str, one: str):
         import yaml
 
         if isinstance(node, yaml.ScalarNode) and node.tag == _STR and node.value:
@@ -557,7 +565,7 @@ class _FileParser:
                 bad = True
                 continue
             if v not in known:
-                self.problem(n, f"unknown {what[:-1]} {v!r}{_did_you_mean(v, known)} (known: {', '.join(known)})",
+                self.problem(n, f"unknown {one} {v!r}{_did_you_mean(v, known)} (known: {', '.join(known)})",
                              key, item_id)
                 bad = True
                 continue
@@ -573,17 +581,19 @@ class _FileParser:
         return tuple(out)
 
     def _check_triggers(self, node, item_id: str):
-        return self._names(node, "triggers", item_id, DECISION_KINDS, allow_empty=False, what="triggers")
+        return self._names(node, "triggers", item_id, DECISION_KINDS, allow_empty=False, what="triggers",
+                           one="trigger")
 
     def _check_layers(self, node, item_id: str):
-        return self._names(node, "layers", item_id, tuple(LAYERS), allow_empty=False, what="layers")
+        return self._names(node, "layers", item_id, tuple(LAYERS), allow_empty=False, what="layers", one="layer")
 
     def _check_arch(self, node, item_id: str):
-        return self._names(node, "arch", item_id, ARCH_TAGS, allow_empty=False, what="architectures")
+        return self._names(node, "arch", item_id, ARCH_TAGS, allow_empty=False, what="architectures",
+                           one="architecture")
 
     def _check_requires(self, node, item_id: str):
         return self._names(node, "requires", item_id, tuple(CAPABILITIES), allow_empty=True,
-                           what="capabilities")
+                           what="capabilities", one="capability")
 
     def _check_provenance(self, node, item_id: str):
         v = self._string(node, "provenance", item_id)

@@ -1,0 +1,66 @@
+"""The detectors over the real Claude Code and Codex transcripts in ../shared/data/transcripts.
+
+These are the points hand-checked for issue #4 (see docs/questions.md, "Precision on real
+transcripts"); the tests pin the ones that were right and the false positives that were removed.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from questions.detectors import detect
+from questions.source import load_events
+
+TRANSCRIPTS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "transcripts"
+FILES = sorted(TRANSCRIPTS.glob("*/*.jsonl")) if TRANSCRIPTS.is_dir() else []
+
+pytestmark = pytest.mark.skipif(not FILES, reason=f"no transcripts at {TRANSCRIPTS}")
+pytest.importorskip("sessions.importers")
+
+
+def points(name: str):
+    (path,) = [f for f in FILES if f.name == name]
+    loaded = load_events(path)
+    return loaded, detect(loaded.events)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.name for f in FILES])
+def test_every_transcript_runs_through(path):
+    loaded = load_events(path)
+    assert loaded.format in ("claude-code", "codex") and loaded.events
+    found = detect(loaded.events)
+    assert [dp.kind for dp in found].count("start") == 1
+    seqs = {ev.get("seq") for ev in loaded.events}
+    for dp in found:
+        assert dp.evidence and dp.about_seq in seqs
+
+
+def test_the_repeated_escape_error_is_a_loop():
+    _, found = points("vsla-cuda-gpu-benchmark-steering.jsonl")
+    loops = [dp for dp in found if dp.kind == "loop"]
+    assert len(loops) == 2 and all("stray" in dp.evidence and "3 times" in dp.evidence for dp in loops)
+
+
+def test_the_173x_vector_add_is_a_suspicious_win():
+    _, found = points("vsla-cuda-gpu-benchmark-steering.jsonl")
+    (win,) = [dp for dp in found if dp.kind == "suspicious_win"]
+    assert "173x" in win.evidence
+
+
+def test_a_failure_put_down_to_someone_else_is_a_correctness_break():
+    _, found = points("entire-cli-stop-hook-perf-investigation.jsonl")
+    (brk,) = [dp for dp in found if dp.kind == "correctness_break"]
+    assert brk.evidence.startswith("The integration test failure is unrelated to my changes")
+    assert brk.detail["rule"] == "unrelated"
+
+
+def test_false_positives_seen_once_stay_gone():
+    _, found = points("planetfall-game-iteration-steered.jsonl")
+    assert not [dp for dp in found if dp.kind == "limit_claim"]  # story text: "the old world has no more room"
+    _, found = points("vsla-cuda-backend-refactor-tests.jsonl")
+    assert not [dp for dp in found if dp.kind == "loop"]  # three reads of files declaring cudaError_t
+    for path in FILES:  # an agent that hands the human a question has not claimed to be done
+        for dp in detect(load_events(path).events):
+            if dp.kind == "completion_claim" and dp.detail.get("rule") == "turn_end":
+                assert not dp.evidence.rstrip("\u201d").endswith("?"), dp.evidence
