@@ -89,7 +89,7 @@ class DetectorConfig:
     loop_ignore_tools: tuple[str, ...] = ("read", "read_file", "view", "glob", "grep", "ls", "todowrite",
                                           "todoread", "webfetch", "websearch", "task", "update_plan",
                                           "list_dir", "search", "find")
-    loop_ignore_commands: str = (r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:ls|cat|pwd|head|tail|grep|rg|find|echo|which|wc|"
+    loop_ignore_commands: str = (r"^\s*(?:ls|cat|pwd|head|tail|grep|rg|find|echo|which|wc|"
                                  r"git\s+(?:status|diff|log|show|branch)|nvidia-smi|sed\s+-n|less|tree|stat|"
                                  r"file|du|df|date|env|printenv|whoami|uname)\b")
     # text
@@ -292,6 +292,7 @@ _ERROR_LINE = re.compile(
     r"(CUDA_ERROR_[A-Z_]+|cudaError[A-Z]\w+|an illegal memory access was encountered|misaligned address|"
     r"unspecified launch failure|out of memory|Segmentation fault|core dumped)", re.M)
 # a command that writes a file or runs another after the first is not read-only
+_CD_PREFIX = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
 _CHAINED = re.compile(r"(?<![0-9&])>(?!&)|&&|;|\|\||\$\(|`")
 _MASK_NUM = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MASK_PATH = re.compile(r"(?:[\w.-]*/)+")
@@ -603,8 +604,9 @@ class Detectors:
         if not isinstance(inp, dict):
             inp = {"input": inp}
         cmd = _command_text(inp)
+        core = _CD_PREFIX.sub("", cmd) if cmd is not None else None
         readonly = name.lower() in self._ignore_tools or (
-            cmd is not None and bool(self._ignore_cmd_rx.match(cmd)) and not _CHAINED.search(cmd))
+            core is not None and bool(self._ignore_cmd_rx.match(core)) and not _CHAINED.search(core))
         action = hash((name, _canonical(inp)))
         shown = cmd if cmd is not None else (next((inp[k] for k in _PATH_KEYS if isinstance(inp.get(k), str)), "")
                                              or repr(inp)[:80])

@@ -298,7 +298,14 @@ def loop_codex_patch_undone_and_redone():
     return log
 
 
-LOOP_FIRE = [case(loop_same_action_same_outcome), case(loop_same_build_error_with_edits_between),
+def loop_echo_into_a_file_then_compile():
+    log = started()  # `echo` starts the command, but it writes a file and compiles: not read-only
+    for _ in range(3):
+        log.bash("echo 'int main(){if(!x)return 1;}' > t.c && gcc t.c", "t.c:1:16: error: stray '\\' in program")
+    return log
+
+
+LOOP_FIRE = [case(loop_echo_into_a_file_then_compile), case(loop_same_action_same_outcome), case(loop_same_build_error_with_edits_between),
              case(loop_alternating_file_contents), case(loop_edit_undone_and_redone), case(loop_candidates_alternate),
              case(loop_same_runtime_error), case(loop_codex_patch_undone_and_redone)]
 
@@ -314,6 +321,7 @@ def loop_reading_the_same_file():
     log = started()
     for _ in range(4):
         log.bash("cat k.cu", "__global__ void k() {}")
+        log.bash("cd /repo && cat k.cu", "__global__ void k() {}")
         log.call("Read", {"file_path": "k.cu"}, "__global__ void k() {}")
     return log
 
