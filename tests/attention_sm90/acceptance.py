@@ -1,0 +1,230 @@
+"""Acceptance run of the attention task on a GPU node, in one command:
+
+  PYTHONPATH=.:tests/attention_sm90 python3 tests/attention_sm90/acceptance.py [--out DIR] [--stages ...]
+
+Stages, in order of diagnostic value (each later one is skipped if an earlier one found a wrong
+kernel, to save device time):
+  ref      the fp32 reference kernel against float64 numpy on small shapes of every feature
+  matrix   the seed and the five broken candidates on every scenario (one pass, shared inputs)
+  quick    `evaluate_isolated(quick=True)` seed vs seed, fresh build cache: wall time
+  full     `evaluate_isolated()` seed vs seed with torch SDPA baselines, fresh build cache
+Writes the full reports under --out (default $OUT or .out/) and prints a short table last.
+Imports only numpy, pyyaml, the evaluator and (in the baselines) torch.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent.parent))
+
+from attention_broken import BROKEN, TASK_DIR, feature_used  # noqa: E402
+from attention_small import SMALL  # noqa: E402
+
+LOG = None
+
+
+def log(*parts) -> None:
+    line = " ".join(str(p) for p in parts)
+    print(line, flush=True)
+    if LOG:
+        LOG.write(line + "\n")
+        LOG.flush()
+
+
+def save(out: Path, name: str, data) -> None:
+    (out / name).write_text(json.dumps(data, indent=1, default=str))
+
+
+def stage_ref(out: Path, summary: dict) -> bool:
+    from attention_check import reference_vs_numpy
+
+    t0 = time.time()
+    errors = reference_vs_numpy(SMALL, cache_dir=Path(tempfile.mkdtemp(prefix="ks-ref-")))
+    save(out, "refcheck.json", errors)
+    worst = {o: max(e[o]["rel_l2"] for e in errors.values()) for o in ("o", "lse")}
+    worst_abs = {o: max(e[o]["max_abs"] for e in errors.values()) for o in ("o", "lse")}
+    ok = worst["o"] < 2e-6 and worst["lse"] < 2e-6 and worst_abs["o"] < 2e-5 and worst_abs["lse"] < 1e-4
+    for name, e in errors.items():
+        log(f"  ref {name:32s} o rel {e['o']['rel_l2']:.2e} abs {e['o']['max_abs']:.2e}   "
+            f"lse rel {e['lse']['rel_l2']:.2e} abs {e['lse']['max_abs']:.2e}")
+    summary["ref"] = {"ok": ok, "worst_rel_l2": worst, "worst_max_abs": worst_abs, "cases": len(errors),
+                      "seconds": round(time.time() - t0, 1)}
+    log("REF", "ok" if ok else "FAILED", summary["ref"])
+    return ok
+
+
+def stage_matrix(out: Path, summary: dict, only: str | None) -> bool:
+    from attention_check import correctness_matrix
+    from evaluator.task import load_task
+
+    task = load_task(TASK_DIR)
+    res = correctness_matrix({b.name: b.path for b in BROKEN}, only=only,
+                             progress=lambda line: log("  " + line))
+    names = list(res.seed_failures)
+    seed_bad = {n: f for n, f in res.seed_failures.items() if f}
+    broken = {}
+    for b in BROKEN:
+        expected = {n for n in names if feature_used(task.harness, task.harness.shape_of(
+            next(s for s in task.scenarios if s.name == n).params), b.feature)}
+        got = res.failing(b.name)
+        broken[b.name] = {"expected": len(expected), "failed": len(got), "exact": got == expected,
+                          "unexpected": sorted(got - expected), "missed": sorted(expected - got)}
+    worst_seed = {o: max(e[o]["rel_l2"] for e in res.seed_errors.values()) for o in ("o", "lse")}
+    save(out, "matrix.json", {"seed_failures": res.seed_failures, "seed_errors": res.seed_errors,
+                              "failures": res.failures, "violations": res.violations,
+                              "build_seconds": res.build_seconds, "seconds": res.seconds, "broken": broken})
+    summary["matrix"] = {"scenarios": len(names), "seed_incorrect": seed_bad, "broken": broken,
+                         "seed_worst_rel_l2": worst_seed, "violations": res.violations,
+                         "seconds": round(res.seconds, 1)}
+    ok = not seed_bad and all(v["exact"] for v in broken.values())
+    log("MATRIX", "ok" if ok else "FAILED", json.dumps(summary["matrix"], default=str)[:3000])
+    return not seed_bad
+
+
+def _fp16_supported() -> bool:
+    import dataclasses
+
+    from evaluator.harness import Case
+
+    return "dtypes" in {f.name for f in dataclasses.fields(Case)}
+
+
+def stage_eval(out: Path, summary: dict, quick: bool) -> bool:
+    from evaluator import evaluate_isolated
+
+    label = "quick" if quick else "full"
+    only = None if _fp16_supported() else r"^(?!.*_fp16$)"
+    cache = Path(tempfile.mkdtemp(prefix=f"ks-{label}-"))
+    events = []
+
+    def progress(ev):
+        kind = ev.get("event")
+        if kind == "scenario_done":
+            r = ev["result"]
+            b = " ".join(f"{k}={v.get('ms', v.get('error', ''))}" for k, v in (r.get("baselines") or {}).items())
+            log(f"  {label} {r['name']:64s} {'ok ' if r['correct'] else 'BAD'} ratio {r.get('ratio')} "
+                f"seed {r.get('seed_ms')} ms {b} {r.get('failure') or ''} {r.get('seconds')}s")
+        elif kind in ("build", "start", "fatal"):
+            log(f"  {label} {json.dumps({k: v for k, v in ev.items() if k != 'names'})[:400]}")
+        events.append(kind)
+
+    t0 = time.time()
+    report = evaluate_isolated(TASK_DIR, None, quick=quick, only=only, cache_dir=str(cache), seed=1234,
+                               progress=progress)
+    wall = time.time() - t0
+    data = report.to_json()
+    save(out, f"{label}.json", data)
+    s = {"wall_s": round(wall, 1), "duration_s": data["duration_s"], "geomean": data["geomean"],
+         "min_ratio": data["min_ratio"], "all_correct": data["all_correct"], "passed": data["passed"],
+         "total": data["total"], "error": data["error"], "fp16_included": only is None,
+         "build_s": {k: (data.get(k) or {}).get("seconds") for k in ("build", "reference_build")},
+         "peaks": (data.get("device") or {}).get("peaks")}
+    summary[label] = s
+    log(label.upper(), json.dumps(s, default=str))
+    shutil.rmtree(cache, ignore_errors=True)
+    return bool(data["all_correct"])
+
+
+def _class(name: str) -> str:
+    for prefix in ("prefill", "varlen", "chunked_paged", "chunked", "cross", "mixed", "decode_dense",
+                   "decode", "specdec", "window", "softcap", "edge"):
+        if name.startswith(prefix):
+            return prefix
+    return "other"
+
+
+def table(out: Path, summary: dict) -> None:
+    path = out / "full.json"
+    if not path.is_file():
+        path = out / "quick.json"
+    if not path.is_file():
+        return
+    sys.path.insert(0, str(TASK_DIR))
+    from evaluator.task import load_task
+
+    task = load_task(TASK_DIR)
+    data = json.loads(path.read_text())
+    rows = []
+    for r in data["scenarios"]:
+        if not r.get("seed_ms"):
+            continue
+        flops = task.harness.flops(r["params"])
+        tf = lambda ms: flops / (ms * 1e-3) / 1e12 if ms else None  # noqa: E731
+        base = r.get("baselines") or {}
+        rows.append({"name": r["name"], "class": _class(r["name"]), "seed_tf": tf(r["seed_ms"]),
+                     "seed_ms": r["seed_ms"], "ratio": r.get("ratio"),
+                     "flash_tf": tf(base.get("sdpa_flash", {}).get("ms")),
+                     "cudnn_tf": tf(base.get("sdpa_cudnn", {}).get("ms")),
+                     "flash_err": base.get("sdpa_flash", {}).get("error"),
+                     "cudnn_err": base.get("sdpa_cudnn", {}).get("error")})
+    save(out, "table.json", rows)
+    with (out / "table.txt").open("w") as f:
+        f.write(f"{'scenario':66s} {'seed ms':>9s} {'seed TF/s':>9s} {'flash':>7s} {'cudnn':>7s} {'ratio':>6s}\n")
+        for r in rows:
+            fmt = lambda x: f"{x:7.1f}" if x else "      -"  # noqa: E731
+            f.write(f"{r['name']:66s} {r['seed_ms']:9.4f} {r['seed_tf']:9.1f} {fmt(r['flash_tf'])} "
+                    f"{fmt(r['cudnn_tf'])} {r['ratio'] or 0:6.3f}\n")
+    log("\nper class: median TFLOP/s (scenarios) — seed | SDPA flash | SDPA cuDNN, where SDPA applies")
+    for cls in sorted({r["class"] for r in rows}):
+        rs = [r for r in rows if r["class"] == cls]
+        med = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731
+        fl = [r for r in rs if r["flash_tf"]]
+        cu = [r for r in rs if r["cudnn_tf"]]
+        log(f"  {cls:14s} seed {med([r['seed_tf'] for r in rs]):7.1f} ({len(rs):3d})   "
+            f"on SDPA's: seed {med([r['seed_tf'] for r in cu]):7.1f} flash {med([r['flash_tf'] for r in fl]):7.1f} "
+            f"({len(fl):2d}) cudnn {med([r['cudnn_tf'] for r in cu]):7.1f} ({len(cu):2d})")
+    share = [r["seed_tf"] / r["cudnn_tf"] for r in rows
+             if r["cudnn_tf"] and re.match(r"prefill_d128_.*_bf16$", r["name"])]
+    if share:
+        summary["seed_share_of_cudnn_d128_bf16_prefill"] = {
+            "geomean": math.exp(sum(map(math.log, share)) / len(share)), "min": min(share), "max": max(share),
+            "n": len(share)}
+    errs = {r["name"]: (r["flash_err"], r["cudnn_err"]) for r in rows if r["flash_err"] or r["cudnn_err"]}
+    summary["baseline_errors"] = {k: v for k, v in list(errs.items())[:12]}
+
+
+def main() -> int:
+    global LOG
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.environ.get("OUT") or ".out")
+    ap.add_argument("--stages", default="ref,matrix,quick,full")
+    ap.add_argument("--only", default=None, help="regex on scenario names for the matrix stage")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    LOG = (out / "acceptance.log").open("a")
+    stages = args.stages.split(",")
+    summary: dict = {"stages": stages}
+    t0 = time.time()
+    healthy = True
+    try:
+        if "ref" in stages:
+            healthy = stage_ref(out, summary) and healthy
+        if "matrix" in stages and healthy:
+            healthy = stage_matrix(out, summary, args.only) and healthy
+        if "quick" in stages and healthy:
+            healthy = stage_eval(out, summary, quick=True) and healthy
+        if "full" in stages and healthy:
+            stage_eval(out, summary, quick=False)
+        table(out, summary)
+    finally:
+        summary["total_s"] = round(time.time() - t0, 1)
+        save(out, "summary.json", summary)
+        log("\nSUMMARY", json.dumps(summary, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
