@@ -94,11 +94,14 @@ def _is_question(s: str) -> bool:
 
 _HANDOVER = _c(r"^(?:if you(?:'d)? (?:want|like|prefer)|say the word|let me know|please (?:confirm|choose|pick|"
                r"decide|review|tell|reply|let me know)|pick |choose |reply |tell me|would you like|do you want|"
-               r"want me to|shall i|should i|which (?:one|option|approach)|your call|up to you)")
+               r"want me to|shall i|should i|which (?:one|option|approach)|your call|up to you|"
+               # a proposal waiting for approval
+               r"i would |i'd |i can |i could |(?:the )?next (?:best )?(?:step|improvement|move)|my recommendation|"
+               r"i recommend|i suggest|i propose|recommended next)")
 
 
 def asks_human(sentence: str) -> bool:
-    """Whether a sentence hands a question or a choice to the human."""
+    """Whether a sentence hands the human a question, a choice or a proposal to approve."""
     low = sentence.lower().strip()
     return _is_question(low) or bool(_HANDOVER.search(low))
 

@@ -74,7 +74,7 @@ class DetectorConfig:
     # completion_claim
     completion_on_turn_end: bool = True  # ending a turn is a completion claim
     completion_turn_min_tool_calls: int = 1  # ... if the turn did this much work
-    completion_turn_end_questions: bool = False  # ... even when its last words ask the human
+    completion_turn_end_questions: bool = False  # ... even when, in a conversation, its last words ask the human
     # correctness_break
     break_window_texts: int = 4  # assistant texts after a break that may explain it away
     break_tamper_anytime: bool = True  # an edit of a reference/harness/tolerance fires anytime
@@ -924,8 +924,12 @@ class Detectors:
             about = last[0] if stop is None and last[0] is not None else seq
             sents = list(claims.sentences(claims.prose(last[1][-2000:], 2000)))
             words = claims.evidence_text(sents[-1]) if sents else ""
-            if sents and claims.asks_human(sents[-1]) and not self.config.completion_turn_end_questions:
-                return  # the agent handed a question to the human: not a claim of being done
+            if (stop is None and sents and claims.asks_human(sents[-1])
+                    and not self.config.completion_turn_end_questions):
+                # in a conversation (a foreign transcript) a turn that ends by handing the human a
+                # question or a proposal is not a claim of being done; a runner's stop check is
+                # always a stop (an autonomous agent that asks has stopped too early)
+                return
         detail: dict = {"rule": "turn_end", **self._goal_facts()}
         strength = 0.4
         if stop is not None:

@@ -554,7 +554,15 @@ def turn_end_every_turn():
     return log
 
 
-TURN_END_FIRE = [case(turn_end_stop_check), case(turn_end_foreign_human_reply), case(turn_end_session_end),
+def turn_end_stop_check_after_a_question():
+    log = started()  # our runner's agent works alone: stopping to ask is stopping
+    log.bash("make", "ok")
+    log.text("Both variants build. Should I keep going with the second?")
+    log.stop(goal_met=False)
+    return log
+
+
+TURN_END_FIRE = [case(turn_end_stop_check_after_a_question), case(turn_end_stop_check), case(turn_end_foreign_human_reply), case(turn_end_session_end),
                  case(turn_end_claim_and_stop_check_once), case(turn_end_every_turn)]
 
 
@@ -597,7 +605,15 @@ def turn_boundary_with_tool_results():
     return log
 
 
-TURN_END_NOT = [case(turn_end_asks_the_human), case(turn_end_offers_a_choice), case(turn_end_without_work),
+def turn_end_proposes_and_waits():
+    log = started()
+    log.bash("grep -rn slow .", "a.go:12: slow")
+    log.text("I found three slow paths. I would add timing instrumentation to confirm which one matters.")
+    log.human("yes, add instrumentation")
+    return log
+
+
+TURN_END_NOT = [case(turn_end_proposes_and_waits), case(turn_end_asks_the_human), case(turn_end_offers_a_choice), case(turn_end_without_work),
                 case(turn_end_interrupted), case(turn_boundary_with_tool_results)]
 
 

@@ -60,6 +60,8 @@ def test_false_positives_seen_once_stay_gone():
     assert not [dp for dp in found if dp.kind == "limit_claim"]  # story text: "the old world has no more room"
     _, found = points("vsla-cuda-backend-refactor-tests.jsonl")
     assert not [dp for dp in found if dp.kind == "loop"]  # three reads of files declaring cudaError_t
+    _, found = points("entire-cli-stop-hook-perf-investigation.jsonl")
+    assert not [dp for dp in found if "I would add timing instrumentation" in dp.evidence]  # a proposal
     for path in FILES:  # an agent that hands the human a question has not claimed to be done
         for dp in detect(load_events(path).events):
             if dp.kind == "completion_claim" and dp.detail.get("rule") == "turn_end":
