@@ -224,6 +224,8 @@ def _num(v) -> float | None:
 
 def eval_correct(summary: Mapping) -> bool | None:
     """Whether an evaluation passed every scenario; None when it does not say."""
+    if summary.get("build_ok") is False:
+        return None  # nothing ran: says nothing about the output being right
     ac = summary.get("all_correct")
     if isinstance(ac, bool):
         return ac
@@ -258,6 +260,16 @@ def _per_scenario(summary: Mapping, key: str, *, correct_only: bool) -> dict[str
             if v is not None and v > 0:
                 out[str(name)] = v
     return out
+
+
+def _has_flag(flags, name: str) -> bool:
+    """Whether a summary's flags hold `name`: a list of names or of "name xN" (the evaluator's
+    form), or a mapping of names to counts."""
+    if isinstance(flags, dict):
+        return name in flags
+    if isinstance(flags, list):
+        return any(isinstance(f, str) and (f == name or f.startswith(name + " ")) for f in flags)
+    return False
 
 
 def _fx(x: float) -> str:
@@ -411,8 +423,10 @@ class Detectors:
         self._started = False
         self._ended = False
         # evaluations
-        self.best: float | None = None
-        self._prev_geomean: float | None = None
+        # per timing mode ("full" or "quick": a quick run's numbers only compare with quick ones)
+        self._best: dict[str, float] = {}
+        self._prev_geomean: dict[str, float] = {}
+        self._mode = "full"
         self._full_total: int | None = None  # the most scenarios an evaluation has covered
         self._prev_ratios: dict[str, float] = {}
         self._last_summary: dict | None = None
@@ -698,8 +712,8 @@ class Detectors:
         if "loop" in self.enabled:
             sig = None
             readonly = pending is not None and pending[1]  # a file shown is not an error raised
-            if not readonly and (is_error or "rror" in output or "fault" in output or "dumped" in output
-                                 or "memory" in output):
+            if not readonly and (is_error or "rror" in output or "RROR" in output or "fault" in output
+                                 or "dumped" in output or "memory" in output):
                 sig = _error_signature(output)
             fired_loop = self._count_error(sig, seq, out)
             if pending is not None and not pending[1] and not fired_loop:
@@ -760,17 +774,29 @@ class Detectors:
             return
         states.append(h)
 
+    @property
+    def best(self) -> float | None:
+        """The best correct geomean so far (full runs; quick ones when that is all there is)."""
+        return self._best.get("full", self._best.get("quick"))
+
+    def _previous(self) -> float | None:
+        """The last correct geomean of this timing mode, else of the other one."""
+        other = "full" if self._mode == "quick" else "quick"
+        return self._prev_geomean.get(self._mode, self._prev_geomean.get(other))
+
     def _on_eval(self, ev, seq, out) -> None:
         summary = ev.get("summary")
-        if not isinstance(summary, dict):
+        if not isinstance(summary, dict) or ev.get("interrupted") or summary.get("interrupted"):
             return
         cfg = self.config
         inferred = bool(ev.get("inferred") or summary.get("inferred"))
+        mode = self._mode = "quick" if summary.get("quick") else "full"
         h = ev.get("candidate_hash")
         if isinstance(h, str) and "loop" in self.enabled:
             self._candidate_state(h, seq, out)
         err = summary.get("error") or summary.get("build_error")
-        if isinstance(err, str) and err and "loop" in self.enabled:
+        # an evaluation run by a tool call shows its error in that tool's result (counted there)
+        if isinstance(err, str) and err and "loop" in self.enabled and not ev.get("call_id"):
             self._count_error(_error_signature(err) or _MASK_NUM.sub("N", err.strip().splitlines()[0][:160]),
                               seq, out)
         self._last_summary = dict(summary)
@@ -786,11 +812,11 @@ class Detectors:
         total = total if isinstance(total, int) and not isinstance(total, bool) and total > 0 else None
         if total is not None and (self._full_total is None or total > self._full_total):
             if self._full_total is not None:  # the scenario set grew: earlier geomeans do not compare
-                self._prev_geomean = None
-                self.best = None
+                self._prev_geomean.clear()
+                self._best.clear()
             self._full_total = total
-        # a run over a subset of the scenarios (a quick check): only per-scenario comparisons hold
-        partial = total is not None and total < self._full_total
+        # a run over a subset of the scenarios: only per-scenario comparisons hold
+        partial = bool(summary.get("only")) or (total is not None and total < self._full_total)
         damp = 0.75 if inferred else 1.0
         if correct is not False and (geomean is not None and geomean > 0 or ratios or pct):
             whole = None if partial or geomean is None or geomean <= 0 else geomean
@@ -800,10 +826,11 @@ class Detectors:
                 self._prev_ratios = {**self._prev_ratios, **ratios}
             if whole is not None:
                 self._measuring = True
-                improved = self.best is None or whole >= self.best * (1.0 + cfg.stall_min_gain)
-                if self.best is None or whole > self.best:
-                    self.best = whole
-                self._prev_geomean = whole
+                best = self._best.get(mode)
+                improved = best is None or whole >= best * (1.0 + cfg.stall_min_gain)
+                if best is None or whole > best:
+                    self._best[mode] = whole
+                self._prev_geomean[mode] = whole
                 if improved:
                     self._reset_window()
                     return
@@ -821,7 +848,7 @@ class Detectors:
         reasons: list[tuple[float, str]] = []
         detail: dict = {}
         if geomean is not None:
-            prev = self._prev_geomean if self._prev_geomean is not None else cfg.win_first_baseline
+            prev = self._previous() or cfg.win_first_baseline
             if prev > 0 and geomean / prev >= cfg.win_geomean_jump:
                 jump = geomean / prev
                 reasons.append((jump, f"geomean {_fx(prev)} -> {_fx(geomean)} ({_fx(jump)}) in one step"))
@@ -838,7 +865,7 @@ class Detectors:
             detail["scenario_jumps"] = {k: round(v[1] / v[0], 4) for k, v in jumps.items()}
         above = {k: v for k, v in pct.items() if v > cfg.win_roofline_pct}
         flags = summary.get("flags")
-        flagged = isinstance(flags, list) and "above_roofline" in flags
+        flagged = _has_flag(flags, "above_roofline")
         if above or flagged:
             if above:
                 name, p = max(above.items(), key=lambda kv: kv[1])
@@ -857,7 +884,7 @@ class Detectors:
 
     def _regression(self, geomean, ratios, seq, out, damp) -> None:
         cfg = self.config
-        prev = self._prev_geomean
+        prev = self._previous()
         drop = 1.0 - geomean / prev if geomean is not None and prev is not None else 0.0
         if drop >= cfg.regression_drop:
             evidence = f"geomean {_fx(prev)} -> {_fx(geomean)} (-{drop:.1%}) since the previous correct evaluation"
