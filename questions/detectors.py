@@ -408,7 +408,6 @@ class Detectors:
         self._ignore_cmd_rx = re.compile(cfg.loop_ignore_commands)
         self._ignore_tools = frozenset(t.lower() for t in cfg.loop_ignore_tools)
         self._handlers = {
-            "session_start": self._on_session_start,
             "assistant_text": self._on_text,
             "thinking": self._on_thinking,
             "tool_call": self._on_tool_call,
@@ -505,9 +504,6 @@ class Detectors:
             if event.get(key):
                 parts.append(f"{key} {event[key]}")
         return "session started: " + ", ".join(parts)
-
-    def _on_session_start(self, ev, seq, out) -> None:
-        pass  # start fires on the first event, whatever it is
 
     # -- time and stall ----------------------------------------------------------------------------------
 

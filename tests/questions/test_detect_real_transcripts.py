@@ -5,6 +5,7 @@ transcripts"); the tests pin the ones that were right and the false positives th
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -19,17 +20,21 @@ pytestmark = pytest.mark.skipif(not FILES, reason=f"no transcripts at {TRANSCRIP
 pytest.importorskip("sessions.importers")
 
 
-def points(name: str):
-    (path,) = [f for f in FILES if f.name == name]
+@functools.lru_cache(maxsize=None)
+def loaded_and_points(path: Path):
     loaded = load_events(path)
     return loaded, detect(loaded.events)
 
 
+def points(name: str):
+    (path,) = [f for f in FILES if f.name == name]
+    return loaded_and_points(path)
+
+
 @pytest.mark.parametrize("path", FILES, ids=[f.name for f in FILES])
 def test_every_transcript_runs_through(path):
-    loaded = load_events(path)
+    loaded, found = loaded_and_points(path)
     assert loaded.format in ("claude-code", "codex") and loaded.events
-    found = detect(loaded.events)
     assert [dp.kind for dp in found].count("start") == 1
     seqs = {ev.get("seq") for ev in loaded.events}
     for dp in found:
@@ -63,6 +68,6 @@ def test_false_positives_seen_once_stay_gone():
     _, found = points("entire-cli-stop-hook-perf-investigation.jsonl")
     assert not [dp for dp in found if "I would add timing instrumentation" in dp.evidence]  # a proposal
     for path in FILES:  # an agent that hands the human a question has not claimed to be done
-        for dp in detect(load_events(path).events):
+        for dp in loaded_and_points(path)[1]:
             if dp.kind == "completion_claim" and dp.detail.get("rule") == "turn_end":
                 assert not dp.evidence.rstrip("\u201d").endswith("?"), dp.evidence
