@@ -229,7 +229,7 @@ class CudaDevice(Device):
             out.append(times)
         return out
 
-    def audit(self, call: Callable[[], Any], timeout_s: float, repeats: int = 3) -> tuple[float, float]:
+    def audit(self, call: Callable[[], Any], timeout_s: float, repeats: int = 5) -> tuple[float, float]:
         """(event ms, wall ms) of one call between two cuCtxSynchronize: the smallest gap of a few."""
         cu = self.cu
         start, end = self._event_pool(2)[:2]

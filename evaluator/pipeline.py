@@ -33,8 +33,8 @@ from evaluator.timing import adaptive_ab
 Progress = Callable[[dict[str, Any]], None]
 LATE_WRITE_WAIT_S = 0.02
 # a candidate's audit gap (wall - events) beyond the seed's by this much is work off the stream
-AUDIT_SLACK_MS = 0.02
-AUDIT_SLACK_FRACTION = 0.5
+AUDIT_SLACK_MS = 0.01
+AUDIT_SLACK_FRACTION = 0.25
 # cpu: more involuntary context switches than this per timed call means other work shared the cores
 CONTENDED_PREEMPTIONS = 0.5
 
@@ -113,8 +113,8 @@ class Evaluation:
         )
         try:
             self._run(report)
-        except KernelFault as exc:
-            report.error, report.error_kind = f"{self.guard.activity or 'device'}: {exc}", "fault"
+        except KernelFault as exc:  # its message names the call that left the error
+            report.error, report.error_kind = f"{exc} (a sticky CUDA error: the evaluation stopped)", "fault"
         finally:
             if self.device is not None:
                 self.device.close()
@@ -123,6 +123,8 @@ class Evaluation:
 
     def _run(self, report: EvalReport) -> None:
         task = self.task
+        if task.backend == "cuda":  # no GPU: say so before spending time on builds
+            self.device = self._device()
         cand, seed, ref = self._builds()
         report.build, report.seed_build = cand.to_json(), seed.to_json(with_log=False)
         report.reference_build = ref.to_json(with_log=False) if ref else None
@@ -136,7 +138,7 @@ class Evaluation:
         report.violations = [v.to_json() for v in _unique(violations)]
         if not report.build_ok:
             return
-        self.device = device = self._device()
+        self.device = device = self.device or self._device()
         try:
             cand_fn = device.load(str(cand.lib), task.entry)
         except OSError as exc:
@@ -165,7 +167,7 @@ class Evaluation:
             try:
                 result = runner.run()
             except KernelFault as exc:
-                runner.result.failure = f"fault: {self.guard.activity or 'device'}: {exc}"
+                runner.result.failure = f"fault: {exc}"
                 report.scenarios.append(runner.result)
                 raise
             report.scenarios.append(result)
@@ -197,7 +199,7 @@ class Evaluation:
             return CudaDevice(self.guard)
         from evaluator.backend_cpu import CpuDevice
 
-        return CpuDevice(self.guard)
+        return CpuDevice(self.guard, self.cache_dir)
 
 
 class ScenarioRun:

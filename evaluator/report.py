@@ -252,10 +252,10 @@ class EvalReport:
 def rate_text(s: ScenarioResult, roofline: str) -> str:
     """The rate that the task's roofline is about: GB/s for memory, FLOP/s otherwise."""
     if roofline == "memory" and s.gbps:
-        return f"{s.gbps:.1f} GB/s"
+        return f"{s.gbps:.4g} GB/s"
     if s.tflops:
         return f"{s.tflops:.2f} TF/s" if s.tflops >= 1 else f"{s.tflops * 1e3:.1f} GF/s"
-    return f"{s.gbps:.1f} GB/s" if s.gbps else ""
+    return f"{s.gbps:.4g} GB/s" if s.gbps else ""
 
 
 def _row(s: ScenarioResult, roofline: str) -> str:

@@ -105,19 +105,19 @@ def _print_report(console: Any, report: Any) -> None:
     rows = sorted(report.scenarios, key=lambda s: s.sort_key)
     if rows:
         table = Table(title=f"{report.task} · eval seed {report.eval_seed}", title_justify="left")
-        for name, justify in (("scenario", "left"), ("ok", "center"), ("seed ms", "right"),
-                              ("cand ms", "right"), ("ratio", "right"), ("95% CI", "right"),
-                              ("rate", "right"), ("% peak", "right"), ("flags / failure", "left")):
-            table.add_column(name, justify=justify, overflow="fold")
+        table.add_column("scenario", no_wrap=True)
+        for name in ("seed ms", "cand ms", "ratio", "95% CI", "rate"):
+            table.add_column(name, justify="right", no_wrap=True)
+        table.add_column("flags / failure", overflow="fold")
         for s in rows:
-            ratio_style = "" if s.ratio is None else ("green" if s.ci and s.ci[0] > 1 else
-                                                      "red" if s.ci and s.ci[1] < 1 else "yellow")
+            verdict = "" if not s.ci else "green" if s.ci[0] > 1 else "red" if s.ci[1] < 1 else "yellow"
+            ratio = _f(s.ratio, ".3f")
+            rate = rate_text(s, report.roofline) + (f" {s.pct_peak:.0f}%" if s.pct_peak is not None else "")
             table.add_row(
-                s.name, "[green]yes[/green]" if s.correct else "[red]NO[/red]",
-                _f(s.seed_ms, ".4f"), _f(s.cand_ms, ".4f"),
-                f"[{ratio_style}]{_f(s.ratio, '.3f')}[/{ratio_style}]" if ratio_style else _f(s.ratio, ".3f"),
-                f"{s.ci[0]:.3f}–{s.ci[1]:.3f}" if s.ci else "", rate_text(s, report.roofline), _f(s.pct_peak, ".0f"),
-                (s.failure or "") if not s.correct else " ".join(s.flags),
+                s.name if s.correct else f"[red]{s.name}[/red]", _f(s.seed_ms, ".4g"), _f(s.cand_ms, ".4g"),
+                f"[{verdict}]{ratio}[/{verdict}]" if verdict else ratio,
+                f"{s.ci[0]:.3g}-{s.ci[1]:.3g}" if s.ci else "", rate,
+                f"[red]{s.failure}[/red]" if not s.correct else " ".join(s.flags),
             )
         console.print(table)
     summary = report.summary()

@@ -82,7 +82,14 @@ PLANTS: dict[str, Plant] = {
     "softmax_no_entry": Plant("softmax-cpu", "compiles but exports the wrong name", (
         ("int ks_softmax(", "int ks_softmax_v2("),)),
     # rmsnorm-cuda ------------------------------------------------------------------------
-    "rmsnorm_slow2x": Plant("rmsnorm-cuda", "the seed kernel launched twice", ((RMS_LAUNCH, RMS_LAUNCH * 2),)),
+    "rmsnorm_slow2x": Plant("rmsnorm-cuda", "the seed kernel run twice: first on a scratch copy of the same size "
+                            "(so both runs read cold memory), then on the real buffers", (
+        (RMS_LAUNCH, "    static __nv_bfloat16* scratch = nullptr;\n    static size_t held = 0;\n"
+                     "    const size_t n = (size_t)p->rows * p->cols;\n"
+                     "    if (held < n) {\n        cudaFree(scratch);\n"
+                     "        cudaMalloc(&scratch, 2 * n * sizeof(__nv_bfloat16));\n"
+                     "        cudaMemset(scratch, 0x3c, 2 * n * sizeof(__nv_bfloat16));\n        held = n;\n    }\n"
+                     + RMS_LAUNCH.replace("(p->x, p->w, p->y,", "(scratch, p->w, scratch + n,") + RMS_LAUNCH),)),
     "rmsnorm_unwritten": Plant("rmsnorm-cuda", "the last element of the last row is never written", (
         (RMS_STORE, "        if (row + 1 == gridDim.x && c + 1 == cols) continue;\n" + RMS_STORE),)),
     "rmsnorm_inplace": Plant("rmsnorm-cuda", "correct outputs, then one input element overwritten", (
@@ -96,9 +103,10 @@ PLANTS: dict[str, Plant] = {
                     "    if (p->x == last_x && p->y == last_y) return 0;\n    last_x = p->x;\n    last_y = p->y;\n"),)),
     "rmsnorm_illegal_address": Plant("rmsnorm-cuda", "writes far outside every allocation (sticky error)", (
         (RMS_STORE, RMS_STORE + "        if (row == 0 && c == 0) yr[(size_t)1 << 40] = __float2bfloat16(1.0f);\n"),)),
-    "rmsnorm_hang": Plant("rmsnorm-cuda", "one thread spins forever", (
+    "rmsnorm_hang": Plant("rmsnorm-cuda", "one thread waits forever for a flag nobody sets", (
         (RMS_SHARED, RMS_SHARED + "    if (blockIdx.x == 0 && threadIdx.x == 0) {\n"
-                     "        volatile int spin = 1;\n        while (spin) {}\n    }\n"),)),
+                     "        while (*reinterpret_cast<volatile int*>(&never_set) == 0) __nanosleep(1000);\n    }\n"),
+        ("constexpr int kThreads = 256;\n", "constexpr int kThreads = 256;\n__device__ int never_set = 0;\n"),)),
     "rmsnorm_outside_stream": Plant("rmsnorm-cuda", "launches on a private stream, not the one given", (
         (RMS_LAUNCH, "    static cudaStream_t own = nullptr;\n"
                      "    if (!own) cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking);\n"

@@ -1,0 +1,77 @@
+"""Isolation: a crashing, hanging or overrunning kernel yields a report, never a dead caller."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+
+from eval_plants import plant
+from evaluator import evaluate, evaluate_isolated
+from evaluator.errors import TaskError
+from kernels import TASKS_DIR
+
+SMALL = "^r256_c256$|^r333_c777$"
+
+
+def test_a_segfault_is_a_crash_report_naming_the_scenario(planted_dir):
+    events = []
+    report = evaluate_isolated("softmax-cpu", plant("softmax_segfault", planted_dir), only=SMALL, seed=1,
+                               timing=False, progress=events.append)
+    assert report.error_kind == "crash" and "SIGSEGV" in report.error
+    assert "r256_c256" in report.error and "candidate" in report.error
+    assert report.scenarios[0].name == "r256_c256" and not report.scenarios[0].correct
+    assert "Segmentation fault" in (report.log_tail or "")  # faulthandler's trace from the child
+    assert report.build_ok and report.exit_code() == 0
+    met, reasons = report.goal()
+    assert not met and any("SIGSEGV" in r for r in reasons)
+    assert any(e["event"] == "scenario" for e in events)
+
+
+def test_a_hang_returns_within_the_call_limit(planted_dir):
+    t0 = time.monotonic()
+    report = evaluate_isolated("softmax-cpu", plant("softmax_hang", planted_dir), only=SMALL, seed=2,
+                               timing=False, call_timeout_s=1.0)
+    assert time.monotonic() - t0 < 15
+    assert report.error_kind == "hang" and "within 1 s" in report.error
+    assert not report.scenarios[0].correct
+
+
+def test_the_parent_kills_an_evaluation_that_outlives_its_limit(planted_dir):
+    t0 = time.monotonic()
+    report = evaluate_isolated("softmax-cpu", plant("softmax_hang", planted_dir), only=SMALL, seed=3,
+                               timing=False, call_timeout_s=600, timeout_s=4)
+    assert time.monotonic() - t0 < 12
+    assert report.error_kind == "timeout" and "time limit" in report.error
+    children = [p for p in os.listdir("/proc") if p.isdigit() and _parent_of(p) == os.getpid()]
+    assert not children  # the whole process group was killed and reaped
+
+
+def _parent_of(pid: str) -> int:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def test_isolated_and_in_process_agree_and_progress_reaches_the_parent():
+    events = []
+    isolated = evaluate_isolated("softmax-cpu", only=SMALL, seed=4, timing=False, progress=events.append)
+    local = evaluate("softmax-cpu", only=SMALL, seed=4, timing=False)
+    assert isolated.error is None and isolated.all_correct
+    assert [s.errors for s in isolated.scenarios] == [s.errors for s in local.scenarios]
+    kinds = [e["event"] for e in events]
+    assert kinds.count("build") == 2 and "start" in kinds and kinds.count("scenario_done") == 2
+    assert kinds.index("start") < kinds.index("scenario_done")
+
+
+def test_user_errors_surface_in_the_parent(tmp_path):
+    with pytest.raises(TaskError, match="candidate file not found"):
+        evaluate_isolated("softmax-cpu", tmp_path / "missing.c")
+    folder = tmp_path / "softmax-cpu"
+    shutil.copytree(TASKS_DIR / "softmax-cpu", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "seed.c").write_text("this is not C\n")
+    with pytest.raises(TaskError, match="its seed does not build"):
+        evaluate_isolated(folder, only=SMALL, timing=False)
