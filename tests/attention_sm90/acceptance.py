@@ -2,8 +2,8 @@
 
   PYTHONPATH=.:tests/attention_sm90 python3 tests/attention_sm90/acceptance.py [--out DIR] [--stages ...]
 
-Stages, in order of diagnostic value (each later one is skipped if an earlier one found a wrong
-kernel, to save device time):
+Stages, run in the order --stages gives (default: in order of diagnostic value); once one finds a
+wrong kernel the rest are skipped, to save device time:
   ref      the fp32 reference kernel against float64 numpy on small shapes of every feature
   matrix   the seed and the five broken candidates on every scenario (one pass, shared inputs)
   quick    `evaluate_isolated(quick=True)` seed vs seed, fresh build cache: wall time
@@ -209,15 +209,14 @@ def main() -> int:
     summary: dict = {"stages": stages}
     t0 = time.time()
     healthy = True
+    run = {"ref": lambda: stage_ref(out, summary),
+           "matrix": lambda: stage_matrix(out, summary, args.only),
+           "quick": lambda: stage_eval(out, summary, quick=True),
+           "full": lambda: stage_eval(out, summary, quick=False)}
     try:
-        if "ref" in stages:
-            healthy = stage_ref(out, summary) and healthy
-        if "matrix" in stages and healthy:
-            healthy = stage_matrix(out, summary, args.only) and healthy
-        if "quick" in stages and healthy:
-            healthy = stage_eval(out, summary, quick=True) and healthy
-        if "full" in stages and healthy:
-            stage_eval(out, summary, quick=False)
+        for stage in stages:  # in the order given; a wrong kernel stops the rest
+            if healthy:
+                healthy = run[stage]() and healthy
         table(out, summary)
     finally:
         summary["total_s"] = round(time.time() - t0, 1)
