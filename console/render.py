@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from rich.console import Console, Group, RenderableType
 from rich.style import Style
 from rich.syntax import Syntax
-from rich.table import Table
 from rich.text import Text
 
 from console.evals import ReportCache, ScenarioRow
@@ -30,7 +29,7 @@ Styles = Mapping[str, Style]
 NO_STYLE = Style()
 _CONSOLE = Console(width=200, color_system=None, force_terminal=False)  # measures for Text.wrap
 
-ICONS = {START: "●", TEXT: " ", STREAM: " ", THINKING: "∴", TOOL: "▸", EVAL: "⏱", DECISION: "◆",
+ICONS = {START: "●", TEXT: " ", STREAM: " ", THINKING: "∴", TOOL: "▸", EVAL: "◈", DECISION: "◆",
          HUMAN: "✉", STOP: "■", ERROR: "✗", END: "■", OTHER: "·"}
 STATUS_MARK = {"ok": "✓", "error": "✗", "": "…", "running": "…", "pass": "✓", "fail": "✗", "goal": "★"}
 OUTPUT_MAX_LINES = 400
@@ -265,43 +264,49 @@ def _section(title: str, styles: Styles) -> Text:
     return Text(title, styles.get("section", NO_STYLE))
 
 
-def scenario_table(rows: list[ScenarioRow], styles: Styles, goal: float | None,
-                   limit: int | None = None, compact: bool = False) -> Table:
-    """Scenarios worst first: name, ratio (coloured against 1.0 and the goal), correctness."""
-    table = Table(box=None, show_header=not compact, pad_edge=False, padding=(0, 1, 0, 0),
-                  expand=False, header_style=styles.get("section", NO_STYLE))
-    table.add_column("scenario", no_wrap=True, overflow="ellipsis", min_width=6, max_width=24)
-    table.add_column("ratio", justify="right", no_wrap=True, min_width=6)
-    table.add_column("", no_wrap=True, width=1)
-    if not compact:
-        table.add_column("95% CI", justify="right", no_wrap=True, min_width=9)
-        table.add_column("flags", no_wrap=True, overflow="ellipsis", max_width=40)
+def scenario_table(rows: list[ScenarioRow], styles: Styles, goal: float | None, width: int = 80,
+                   limit: int | None = None, compact: bool = False) -> Text:
+    """Scenarios worst first, one line each: name, ratio (coloured against 1.0 and the goal),
+    correctness, and (unless compact) the ratio's 95% CI and the flags or the failure.
+
+    Laid out by hand rather than with a Rich Table: it is redrawn on every jump in a replay."""
     shown = rows if limit is None else rows[:limit]
+    note = styles.get("note", NO_STYLE)
+    name_w = max(6, min(24, max((len(r.name) for r in shown), default=6)))
+    if width - name_w - 9 < 0 or compact:
+        name_w = max(6, min(name_w, width - 9))
+    out = Text(end="", no_wrap=True, overflow="ellipsis")
+    if not compact:
+        out.append(f"{'scenario':<{name_w}} {'ratio':>6}   {'95% CI':>9} flags\n",
+                   styles.get("section", NO_STYLE))
     for r in shown:
+        name = r.name if len(r.name) <= name_w else r.name[:name_w - 1] + "…"
+        out.append(f"{name:<{name_w}} ")
         if r.correct is False:
-            ratio_style = styles.get("ratio-bad", NO_STYLE)
-            ratio = "—"
-            mark = Text("✗", styles.get("ratio-bad", NO_STYLE))
+            out.append(f"{'—':>6} ", styles.get("ratio-bad", NO_STYLE))
+            out.append("✗", styles.get("ratio-bad", NO_STYLE))
         else:
-            ratio = f"{r.ratio:.2f}×" if r.ratio is not None else "—"
             if r.ratio is None:
-                ratio_style = styles.get("note", NO_STYLE)
+                style = note
             elif r.ratio < 1.0:
-                ratio_style = styles.get("ratio-bad", NO_STYLE)
+                style = styles.get("ratio-bad", NO_STYLE)
             elif goal is not None and r.ratio < goal:
-                ratio_style = styles.get("ratio-mid", NO_STYLE)
+                style = styles.get("ratio-mid", NO_STYLE)
             else:
-                ratio_style = styles.get("ratio-good", NO_STYLE)
-            mark = Text("✓" if r.correct else "?", styles.get("status-ok", NO_STYLE))
-        cells = [Text(r.name, end=""), Text(ratio, ratio_style), mark]
+                style = styles.get("ratio-good", NO_STYLE)
+            out.append(f"{(f'{r.ratio:.2f}×' if r.ratio is not None else '—'):>6} ", style)
+            out.append("✓" if r.correct else "?", styles.get("status-ok", NO_STYLE))
         if not compact:
             ci = f"{r.ci[0]:.2f}–{r.ci[1]:.2f}" if r.ci else ""
-            flags = ", ".join(r.flags) or (r.failure or "")
-            cells += [Text(ci, styles.get("note", NO_STYLE)), Text(flags, styles.get("note", NO_STYLE))]
-        table.add_row(*cells)
+            rest = ", ".join(r.flags) or (r.failure or "")
+            room = max(0, width - name_w - 20)
+            rest = rest if len(rest) <= room else rest[:max(0, room - 1)] + "…"
+            out.append(f" {ci:>9} {rest}", note)
+        out.append("\n")
     if limit is not None and len(rows) > limit:
-        table.add_row(Text(f"… {len(rows) - limit} more", styles.get("note", NO_STYLE)), "", "")
-    return table
+        out.append(f"… {len(rows) - limit} more\n", note)
+    out.rstrip()
+    return out
 
 
 def expanded_body(row: Row, model: SessionModel, styles: Styles, reports: ReportCache | None,
@@ -343,7 +348,7 @@ def expanded_body(row: Row, model: SessionModel, styles: Styles, reports: Report
             parts.append(Text("error: " + clean_line(s["error"]), styles.get("error", NO_STYLE)))
         scen = reports.scenarios_for(s, rec.report, rec.n) if reports else []
         if scen:
-            parts.append(scenario_table(scen, styles, goal))
+            parts.append(scenario_table(scen, styles, goal, width=100))
         elif rec.report:
             parts.append(Text(f"report {clean_line(rec.report)} not found", styles.get("note", NO_STYLE)))
         return Group(*parts)

@@ -56,9 +56,14 @@ class IndexedLogReader(LogReader):
         first_line = self.line_no + 1
         n_events = len(result.events)
         n_bad = len(result.malformed)
-        super()._parse(chunk, result)
         parts = chunk.split(b"\n")
         parts.pop()
+        events = _parse_all(parts)
+        if events is not None:  # every line a whole event: one json call for the lot
+            self.line_no += len(parts)
+            result.events.extend(events)
+        else:  # something odd in here: the tolerant reader, line by line
+            super()._parse(chunk, result)
         got = len(result.events) - n_events
         starts, lens = self.span_start, self.span_len
         if got == len(parts):  # every line an event: the common case
@@ -77,6 +82,23 @@ class IndexedLogReader(LogReader):
                 starts.append(pos)
                 lens.append(n)
             pos += n + 1
+
+
+def _parse_all(lines: list[bytes]) -> list[dict] | None:
+    """The lines as events in one `json.loads` (a third faster than line by line), or None if
+    any line is not a whole event object (then the caller reads them one by one)."""
+    if not lines:
+        return []
+    try:
+        events = json.loads(b"[" + b",".join(lines) + b"]")
+    except ValueError:
+        return None
+    if len(events) != len(lines):
+        return None
+    for ev in events:
+        if type(ev) is not dict or type(ev.get("type")) is not str:
+            return None
+    return events
 
 
 class EventStore:

@@ -36,7 +36,7 @@ class BankBrowser(ModalScreen[BankEntry | None]):
         self.readonly = readonly
         self.error = error
         self._trigger = trigger if trigger in DECISION_KINDS else None
-        self.layers = sorted({layer for e in entries for layer in e.layers})
+        self.layer_names = sorted({layer for e in entries for layer in e.layers})
         self.shown: list[BankEntry] = []
 
     def compose(self) -> ComposeResult:
@@ -44,10 +44,10 @@ class BankBrowser(ModalScreen[BankEntry | None]):
             yield Static(self._title(), id="bank-title")
             yield Input(placeholder="search: words in any order", id="bank-search")
             with Horizontal(id="bank-filters"):
+                trigger = {"value": self._trigger} if self._trigger else {}
                 yield Select([(k.replace("_", " "), k) for k in DECISION_KINDS],
-                             prompt="any trigger", value=self._trigger or Select.BLANK,
-                             id="bank-trigger", compact=True)
-                yield Select([(layer.replace("_", " "), layer) for layer in self.layers],
+                             prompt="any trigger", id="bank-trigger", compact=True, **trigger)
+                yield Select([(layer.replace("_", " "), layer) for layer in self.layer_names],
                              prompt="any layer", id="bank-layer", compact=True)
             yield OptionList(id="bank-list")
             hint = "enter " + ("close (replay is read-only)" if self.readonly else "send") + \
@@ -118,11 +118,14 @@ class BankBrowser(ModalScreen[BankEntry | None]):
         if which == "trigger":
             select, values = self.query_one("#bank-trigger", Select), list(DECISION_KINDS)
         else:
-            select, values = self.query_one("#bank-layer", Select), self.layers
+            select, values = self.query_one("#bank-layer", Select), self.layer_names
         cur = select.value if isinstance(select.value, str) else None
         seq = [None, *values]
         nxt = seq[(seq.index(cur) + 1) % len(seq)] if cur in seq else values[0] if values else None
-        select.value = nxt if nxt is not None else Select.BLANK
+        if nxt is None:
+            select.clear()
+        else:
+            select.value = nxt
 
     def action_cancel(self) -> None:
         self.dismiss(None)

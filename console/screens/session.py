@@ -12,6 +12,7 @@ second costs one fold and one repaint per batch, and key presses stay prompt.
 """
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +45,7 @@ MAX_GAP_WALL_S = 1.0  # replay never waits longer than this between two events
 WAITING_AFTER_S = 30.0  # a running session quiet this long shows as "waiting"
 LIVE_TICK_S = 1.0
 MAX_QUEUED_EVENTS = 50_000  # the reader waits while this many events are not yet folded
+UI_SYNC_S = 0.1  # new events reach the widgets at most this often (each sync is one repaint)
 
 COMMON_BINDINGS = [
     Binding("d", "jump('decision', 1)", "decision", key_display="d/D"),
@@ -62,10 +64,11 @@ COMMON_BINDINGS = [
 class SessionScreen(Screen):
     """Shared by the live and the replay screens (their key bindings differ)."""
 
-    view_state: reactive[ViewState | None] = reactive(None, always_update=True)
-    suggestions: reactive[tuple] = reactive(())
-    playing: reactive[bool] = reactive(False)
-    speed: reactive[float] = reactive(1.0)
+    # repaint=False: the screen itself draws nothing; the widgets bound to these repaint
+    view_state: reactive[ViewState | None] = reactive(None, always_update=True, repaint=False)
+    suggestions: reactive[tuple] = reactive((), repaint=False)
+    playing: reactive[bool] = reactive(False, repaint=False)
+    speed: reactive[float] = reactive(1.0, repaint=False)
 
     class EventsReady(Message):
         """Batches are queued for folding (posted from the reader thread)."""
@@ -100,6 +103,10 @@ class SessionScreen(Screen):
         self._vt = 0.0
         self._play_timer = None
         self._decision_shown: int | None = None
+        self._unsynced_added = 0
+        self._unsynced_changed: set[int] = set()
+        self._last_sync = 0.0
+        self._sync_timer = None
         self.set_reactive(SessionScreen.speed, min(SPEEDS, key=lambda s: abs(s - speed)))
 
     # -- composition --------------------------------------------------------------------------
@@ -165,11 +172,12 @@ class SessionScreen(Screen):
             time.sleep(0.005)
 
     def on_session_screen_events_ready(self, message: EventsReady) -> None:
+        """Fold what the reader queued; show it now, or at the next sync if one was just done."""
         with self._lock:
             items, self._pending = self._pending, []
             self._pending_events = 0
             self._signalled = False
-        added_total, changed_all, finished = 0, set(), False
+        finished = False
         model = self.model
         for item in items:
             if item is None:
@@ -177,19 +185,37 @@ class SessionScreen(Screen):
                 continue
             self.source.accept(item)
             added, changed = model.add(item.events)
-            added_total += added
-            changed_all |= changed
-        if not added_total and not changed_all and not finished:
+            self._unsynced_added += added
+            self._unsynced_changed |= changed
+        if finished and not self.loaded:
+            self._sync_ui(finished=True)
             return
+        if not self._unsynced_added and not self._unsynced_changed:
+            return
+        wait = UI_SYNC_S - (time.monotonic() - self._last_sync)
+        if wait <= 0:
+            self._sync_ui()
+        elif self._sync_timer is None:
+            self._sync_timer = self.set_timer(wait, self._sync_ui)
+
+    def _sync_ui(self, finished: bool = False) -> None:
+        """Hand the rows folded since the last sync to the transcript and refresh the state."""
+        if self._sync_timer is not None:
+            self._sync_timer.stop()
+            self._sync_timer = None
+        self._last_sync = time.monotonic()
+        added, changed = self._unsynced_added, self._unsynced_changed
+        self._unsynced_added, self._unsynced_changed = 0, set()
         transcript = self.transcript
         if self.goal_unknown:
-            transcript.goal = goal_geomean(model.start.get("goal"))
+            transcript.goal = goal_geomean(self.model.start.get("goal"))
         if self.mode == "replay" and not self.loaded:
             transcript.follow = False
-        transcript.rows_changed(added_total, changed_all)
+        transcript.rows_changed(added, changed)
         self._note_deliveries()
-        if finished and not self.loaded:
+        if finished:
             self.loaded = True
+            gc.freeze()  # the fold's objects live as long as the screen: keep them out of GC scans
             if self.mode == "replay":
                 self.go_to_row(0, scroll=True)
             self.post_message(self.Loaded())

@@ -6,26 +6,35 @@ that decision point. It hides itself when there is nothing to show.
 """
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from console.model import ViewState
 from console.safe_text import clean_line
+from console.widgets.lines import PartStyles
 
 _STYLES = ("title", "kind", "evidence", "number", "question", "hint", "sent", "waiting",
            "answered", "readonly")
 
 
-class QuestionDock(Widget):
+class QuestionDock(PartStyles, Widget):
+    PART_PREFIX = "dock"
     COMPONENT_CLASSES = {f"dock--{n}" for n in _STYLES}
 
     state: reactive[ViewState | None] = reactive(None, always_update=True)
     suggestions: reactive[tuple] = reactive(())  # ((bank id, text), ...) ranked, at most 9
+    _lines = 0
+    _rendered_key: tuple | None = None
+    _rendered: Text
 
-    def _s(self, name: str) -> Style:
-        return self.get_component_rich_style(f"dock--{name}", partial=True)
+    def _posted_lines(self, out: Text, s: ViewState, width: int) -> None:
+        for p in s.posted[-3:]:
+            src = p.source + (f" {clean_line(p.bank_id)}" if p.bank_id else "")
+            who = "" if p.mine else " (another console)"
+            out.append(f" → sent [{src}]{who} ", self.part("sent"))
+            out.append(_cut(clean_line(p.text), max(10, width - 60 - len(src))), self.part("question"))
+            out.append("  ⧗ waiting for the runner to deliver it\n", self.part("waiting"))
 
     def max_questions(self) -> int:
         height = self.app.size.height if self.app else 24
@@ -39,10 +48,26 @@ class QuestionDock(Widget):
 
     def _update_display(self) -> None:
         s = self.state
-        self.display = bool(s and (s.decision is not None or s.posted))
-        self.refresh(layout=True)
+        show = bool(s and (s.decision is not None or s.posted))
+        if show != self.display:
+            self.display = show
+        if not show:
+            return
+        # a layout pass (re-rendering the whole screen) only when the dock's height changes
+        lines = self.render().plain.count("\n") + 1
+        if lines != self._lines:
+            self._lines = lines
+            self.refresh(layout=True)
+        else:
+            self.refresh()
 
     def render(self) -> Text:
+        key = (id(self.state), self.suggestions, self.content_size.width, self.app.size.height)
+        if key != self._rendered_key:
+            self._rendered_key, self._rendered = key, self._render_text()
+        return self._rendered
+
+    def _render_text(self) -> Text:
         s = self.state
         out = Text(end="", no_wrap=True, overflow="ellipsis")
         if s is None:
@@ -50,32 +75,39 @@ class QuestionDock(Widget):
         width = max(20, self.content_size.width)
         d = s.decision
         if d is not None:
-            out.append(f" ◆ {d.kind.replace('_', ' ').upper()} ", self._s("kind"))
+            out.append(f" ◆ {d.kind.replace('_', ' ').upper()} ", self.part("kind"))
             out.append(" ")
             evidence = clean_line(d.evidence)
-            out.append(_cut(evidence, width - len(d.kind) - 6), self._s("evidence"))
+            out.append(_cut(evidence, width - len(d.kind) - 6), self.part("evidence"))
             out.append("\n")
+        self._posted_lines(out, s, width)
+        if d is not None:
+            shown = self.suggestions[:self.max_questions()]
             if s.answer is not None:
+                # what was sent, then the suggestions as they were (greyed, the one sent ticked)
                 a = s.answer
                 src = f"{a.source}{' ' + clean_line(a.bank_id) if a.bank_id else ''}"
-                out.append(f" ✉ answered ({src}): ", self._s("answered"))
-                out.append(_cut(clean_line(a.text), width - len(src) - 16), self._s("question"))
+                out.append(f" ✉ answered ({src}): ", self.part("answered"))
+                out.append(_cut(clean_line(a.text), width - len(src) - 16), self.part("question"))
                 out.append("\n")
+                for i, (bank_id, text) in enumerate(shown, 1):
+                    sent = (a.bank_id is not None and bank_id == a.bank_id) or text == a.text
+                    out.append(f" {'✓' if sent else i} ", self.part("answered" if sent else "hint"))
+                    out.append(" " + _cut(clean_line(text), width - 4) + "\n", self.part("hint"))
             else:
-                for i, (_, text) in enumerate(self.suggestions[:self.max_questions()], 1):
-                    out.append(f" {i} ", self._s("number"))
-                    out.append(" " + _cut(clean_line(text), width - 4) + "\n", self._s("question"))
+                for i, (_, text) in enumerate(shown, 1):
+                    out.append(f" {i} ", self.part("number"))
+                    out.append(" " + _cut(clean_line(text), width - 4) + "\n", self.part("question"))
                 if s.mode == "live":
-                    out.append(" 1-9 send · q ask your own · b bank · x dismiss\n", self._s("hint"))
+                    keys = f"1-{len(shown)} send · " if len(shown) > 1 else ("1 sends · " if shown else "")
+                    out.append(f" {keys}q ask your own · b bank · x dismiss\n", self.part("hint"))
                 else:
-                    out.append(" replay: read-only · b browse the bank\n", self._s("readonly"))
-        for p in s.posted[-3:]:
-            src = p.source + (f" {clean_line(p.bank_id)}" if p.bank_id else "")
-            who = "" if p.mine else " (another console)"
-            out.append(f" → sent [{src}]{who} ", self._s("sent"))
-            out.append(_cut(clean_line(p.text), max(10, width - 60 - len(src))), self._s("question"))
-            out.append("  ⧗ waiting for the runner to deliver it\n", self._s("waiting"))
+                    out.append(" replay: read-only · b browse the bank\n", self.part("readonly"))
         out.rstrip()
+        if d is not None:
+            # the same height answered or not, so stepping onto the answer moves nothing else
+            height = 2 + len(s.posted[-3:]) + len(self.suggestions[:self.max_questions()])
+            out.append("\n" * max(0, height - 1 - out.plain.count("\n")))
         return out
 
 

@@ -1,27 +1,35 @@
-"""The evaluator panel: latest verdict, geomean over the session, scenarios worst first, flags,
-and a progress bar while an evaluation runs. Shows the state it is given (live: the latest;
-replay: as of the cursor)."""
+"""The evaluator panel: latest verdict, a progress bar while an evaluation runs, geomean over the
+session as a braille plot, scenarios worst ratio first with colour, and flags.
+
+It shows the state it is given (live: the latest; replay: as of the cursor). Its lines are built
+once per change of that state and kept as strips (a Line-API `ScrollView`, like the transcript):
+following a session at thousands of events per second or jumping between decision points costs
+no layout and no re-render of a Rich table on every repaint.
+"""
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.reactive import reactive
-from textual.widgets import ProgressBar, Static
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from console.evals import ReportCache
 from console.model import EvalRecord, ViewState
 from console.plot import braille_plot
 from console.render import scenario_table
 from console.safe_text import clean_line
+from console.widgets.lines import PartStyles, set_virtual_size
 
 _STYLES = ("verdict-goal", "verdict-pass", "verdict-fail", "plot-data", "plot-goal", "axis",
-           "section", "note", "ratio-good", "ratio-mid", "ratio-bad", "status-ok", "flag")
+           "section", "note", "ratio-good", "ratio-mid", "ratio-bad", "status-ok", "flag",
+           "bar-done", "bar-todo")
 
 
-class EvalPanel(VerticalScroll, can_focus=False):
+class EvalPanel(PartStyles, ScrollView, can_focus=False):
+    PART_PREFIX = "evalpanel"
     COMPONENT_CLASSES = {f"evalpanel--{n}" for n in _STYLES}
 
     state: reactive[ViewState | None] = reactive(None, always_update=True)
@@ -30,16 +38,13 @@ class EvalPanel(VerticalScroll, can_focus=False):
         super().__init__(**kw)
         self.reports = reports
         self._shown: tuple | None = None
+        self._lines: list[Strip] = []
+        self._base: Style | None = None
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="eval-verdict")
-        yield ProgressBar(id="eval-progress", show_eta=False, show_percentage=True)
-        yield Static(id="eval-plot")
-        yield Static(id="eval-scenarios")
-        yield Static(id="eval-flags")
-
-    def _s(self, name: str) -> Style:
-        return self.get_component_rich_style(f"evalpanel--{name}", partial=True)
+    @property
+    def text(self) -> str:
+        """The panel's content as plain text (for tests and the curious)."""
+        return "\n".join(strip.text.rstrip() for strip in self._lines)
 
     def watch_state(self, state: ViewState | None) -> None:
         if state is None or not self.is_mounted:
@@ -50,54 +55,82 @@ class EvalPanel(VerticalScroll, can_focus=False):
         if key == self._shown:
             return
         self._shown = key
-        self._show_progress(state)
-        self.query_one("#eval-verdict", Static).update(self._verdict(state.latest_eval, state))
-        self.query_one("#eval-plot", Static).update(self._plot(state, width))
+        # each piece a Text that ends its last line (the Group would join end="" pieces)
+        parts: list[RenderableType] = [self._verdict(state.latest_eval, state)]
+        bar = self._progress(state, width)
+        if bar is not None:
+            parts.append(bar)
+        plot = self._plot(state, width)
+        if plot is not None:
+            parts += [Text(""), plot]
         table, flags = self._scenarios(state.latest_eval, state, width)
-        self.query_one("#eval-scenarios", Static).update(table)
-        self.query_one("#eval-flags", Static).update(flags)
+        if table is not None:
+            parts += [Text(""), table]
+        if flags is not None:
+            parts += [Text(""), flags]
+        console = self.app.console
+        options = console.options.update_width(width)
+        base = self._base = self.rich_style
+        self._lines = [Strip(segs).crop_extend(0, width, base).apply_style(base)
+                       for segs in console.render_lines(Group(*parts), options, pad=False)]
+        set_virtual_size(self, Size(width, len(self._lines)))
+        self.refresh()
 
     def on_resize(self) -> None:
-        # re-render for the new width after this layout pass (a layout asked for during a
-        # resize is lost, and the children would keep heights measured at the old width)
         self._shown = None
-        self.call_after_refresh(self.watch_state, self.state)
+        self.watch_state(self.state)
 
-    def _show_progress(self, state: ViewState) -> None:
-        bar = self.query_one("#eval-progress", ProgressBar)
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._shown = None
+        if self.is_mounted:
+            self.watch_state(self.state)
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width or self.size.width
+        if 0 <= index < len(self._lines):
+            line = self._lines[index]
+            return line if line.cell_length == width else line.crop_extend(0, width, self._base)
+        return Strip.blank(width, self._base)
+
+    # -- pieces ---------------------------------------------------------------------------------
+
+    def _progress(self, state: ViewState, width: int) -> Text | None:
         if state.progress is None:
-            bar.display = False
-            return
-        done, total, _ = state.progress
-        bar.display = True
-        bar.update(total=max(total, 1), progress=done)
+            return None
+        done, total, scen = state.progress
+        n = f" #{state.running_eval_n}" if state.running_eval_n is not None else ""
+        out = Text(f"evaluating{n}: {done}/{total} {clean_line(scen)}\n", self.part("note"),
+                   no_wrap=True, overflow="ellipsis")
+        cells = max(4, width - 7)
+        filled = round(cells * done / total) if total else 0
+        out.append("━" * filled, self.part("bar-done"))
+        out.append("━" * (cells - filled), self.part("bar-todo"))
+        out.append(f" {round(100 * done / total) if total else 0:3d}%", self.part("note"))
+        return out
 
     def _verdict(self, rec: EvalRecord | None, state: ViewState) -> Text:
-        out = Text(end="")
-        if state.progress is not None:
-            done, total, scen = state.progress
-            n = f" #{state.running_eval_n}" if state.running_eval_n is not None else ""
-            out.append(f"evaluating{n}: {done}/{total} {clean_line(scen)}\n", self._s("note"))
+        out = Text()
         if rec is None:
-            out.append("no evaluation yet", self._s("note"))
+            out.append("no evaluation yet", self.part("note"))
             return out
         s = rec.summary
         if s.get("goal_met"):
-            style, word = self._s("verdict-goal"), "GOAL MET"
+            style, word = self.part("verdict-goal"), "GOAL MET"
         elif rec.all_correct:
-            style, word = self._s("verdict-pass"), "correct"
+            style, word = self.part("verdict-pass"), "correct"
         else:
-            style, word = self._s("verdict-fail"), "INCORRECT" if s.get("build_ok", True) else "BUILD FAILED"
+            style, word = self.part("verdict-fail"), "INCORRECT" if s.get("build_ok", True) else "BUILD FAILED"
         n = f"#{rec.n} " if rec.n is not None else ""
         out.append(f"{n}{word}", style)
         if s.get("passed") is not None and s.get("total") is not None:
             out.append(f"  {s['passed']}/{s['total']}", style)
         g = rec.geomean
-        out.append("\n")
-        out.append("geomean ", self._s("note"))
+        out.append("\ngeomean ", self.part("note"))
         out.append(f"{g:.3f}×" if g is not None else "—", style)
         if state.goal_geomean is not None:
-            out.append(f" (goal {state.goal_geomean:.2f}×)", self._s("note"))
+            out.append(f"  goal {state.goal_geomean:.2f}×", self.part("note"))
         facts = []
         if rec.best is not None:
             facts.append(f"best {rec.best:.3f}×")
@@ -108,48 +141,55 @@ class EvalPanel(VerticalScroll, can_focus=False):
         if isinstance(f1, (int, float)):
             facts.append(f"fast₁ {f1:.0%}")
         if facts:
-            out.append("\n" + "  ".join(facts), self._s("note"))
+            out.append("\n" + "  ".join(facts), self.part("note"))
         return out
 
-    def _plot(self, state: ViewState, width: int) -> Text | Group:
+    def _plot(self, state: ViewState, width: int) -> Text | None:
         values = list(state.history)
         if not values:
-            return Text("", end="")
+            return None
         plot_w = max(4, width - 6)
         height = 3 if width < 40 else 4
         lines, kinds, lo, hi = braille_plot(values, plot_w, height, state.goal_geomean)
-        out = Text(end="")
-        style_of = {"data": self._s("plot-data"), "goal": self._s("plot-goal"),
-                    "both": self._s("plot-data")}
+        out = Text()
+        axis = self.part("axis")
+        style_of = {"data": self.part("plot-data"), "goal": self.part("plot-goal"),
+                    "both": self.part("plot-data"), "": axis}
         for i, (line, ks) in enumerate(zip(lines, kinds)):
             label = f"{hi:5.2f}" if i == 0 else (f"{lo:5.2f}" if i == len(lines) - 1 else "")
-            out.append(f"{label:>5} ", self._s("axis"))
-            for ch, k in zip(line, ks):
-                out.append(ch, style_of.get(k, self._s("axis")))
+            out.append(f"{label:>5} ", axis)
+            start = 0
+            for x in range(1, len(line) + 1):  # one span per run of cells of the same kind
+                if x == len(line) or ks[x] != ks[start]:
+                    out.append(line[start:x], style_of[ks[start]])
+                    start = x
             out.append("\n")
         out.append(f"{'':>5} geomean, {len(values)} eval{'s' if len(values) != 1 else ''}",
-                   self._s("axis"))
+                   self.part("axis"))
         return out
 
     def _scenarios(self, rec: EvalRecord | None, state: ViewState, width: int):
         if rec is None:
-            return Text("", end=""), Text("", end="")
+            return None, None
         rows = self.reports.scenarios_for(rec.summary, rec.report, rec.n) if self.reports else []
-        styles = {n: self._s(n) for n in _STYLES}
+        styles = {n: self.part(n) for n in _STYLES}
         compact = width < 48
-        limit = 8 if compact else 16
-        flags = Text(end="")
+        flags = Text()
         s = rec.summary
         for key in ("flags", "failing", "reasons"):
             v = s.get(key)
             if v:
-                flags.append(f"{key}: ", self._s("section"))
-                flags.append("; ".join(clean_line(x) for x in v[:6]) + "\n", self._s("flag"))
+                flags.append(f"{key}: ", self.part("section"))
+                flags.append("; ".join(clean_line(x) for x in v[:6]) + "\n", self.part("flag"))
         if s.get("error"):
-            flags.append("error: ", self._s("section"))
-            flags.append(clean_line(s["error"]) + "\n", self._s("verdict-fail"))
+            flags.append("error: ", self.part("section"))
+            flags.append(clean_line(s["error"]) + "\n", self.part("verdict-fail"))
         flags.rstrip()
+        flags_out = flags if flags.plain else None
         if not rows:
-            note = "scenarios: report not found" if rec.report else ""
-            return Text(note, self._s("note"), end=""), flags
-        return scenario_table(rows, styles, state.goal_geomean, limit=limit, compact=compact), flags
+            note = Text("scenarios: report not found", self.part("note")) if rec.report else None
+            return note, flags_out
+        table = scenario_table(rows, styles, state.goal_geomean, width=width,
+                               limit=8 if compact else 16, compact=compact)
+        table.end = "\n"
+        return table, flags_out

@@ -5,7 +5,6 @@ task, the status, the elapsed time and the best geomean against the goal).
 """
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -13,6 +12,7 @@ from textual.widget import Widget
 from console.model import ViewState
 from console.render import elapsed_text
 from console.safe_text import clean_line
+from console.widgets.lines import PartStyles
 
 STATUS_ICON = {"running": "●", "waiting": "◌", "stopped": "■", "ended": "■", "replay": "▶",
                "loading": "…"}
@@ -28,7 +28,8 @@ def tokens_text(n: int) -> str:
     return str(n)
 
 
-class HeaderBar(Widget):
+class HeaderBar(PartStyles, Widget):
+    PART_PREFIX = "header"
     COMPONENT_CLASSES = {
         "header--task", "header--model", "header--sep", "header--status-running",
         "header--status-waiting", "header--status-stopped", "header--status-ended",
@@ -38,35 +39,32 @@ class HeaderBar(Widget):
 
     state: reactive[ViewState | None] = reactive(None, always_update=True)
 
-    def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"header--{name}", partial=True)
-
     def render(self) -> Text:
         s = self.state
         width = self.size.width or 80
         if s is None:
             return Text(" loading…", end="")
         pieces: list[tuple[int, Text]] = []  # (priority: lower is dropped first, text)
-        pieces.append((9, Text(clean_line(s.task or "?"), self._style("task"), end="")))
+        pieces.append((9, Text(clean_line(s.task or "?"), self.part("task"), end="")))
         if s.model_name:
-            pieces.append((1, Text(clean_line(s.model_name), self._style("model"), end="")))
+            pieces.append((1, Text(clean_line(s.model_name), self.part("model"), end="")))
         status = s.status
         label = status
         if s.end_reason and status != "replay":
             status, label = "ended", f"ended: {s.end_reason}"
         pieces.append((8, Text(f"{STATUS_ICON.get(status, '·')} {label}",
-                               self._style(f"status-{status}"), end="")))
+                               self.part(f"status-{status}"), end="")))
         if s.started is not None and s.now is not None:
-            pieces.append((6, Text(f"⏱ {elapsed_text(s.now - s.started)}", self._style("dim"), end="")))
+            pieces.append((6, Text(f"◷ {elapsed_text(s.now - s.started)}", self.part("dim"), end="")))
         if s.tokens_in or s.tokens_out:
-            pieces.append((3, Text(f"{tokens_text(s.tokens_in + s.tokens_out)} tok", self._style("dim"), end="")))
+            pieces.append((3, Text(f"{tokens_text(s.tokens_in + s.tokens_out)} tok", self.part("dim"), end="")))
         if s.cost:
-            pieces.append((4, Text(f"${s.cost:.2f}", self._style("dim"), end="")))
+            pieces.append((4, Text(f"${s.cost:.2f}", self.part("dim"), end="")))
         best = "—" if s.best_geomean is None else f"{s.best_geomean:.3f}×"
         goal = "" if s.goal_geomean is None else f" / goal {s.goal_geomean:.2f}×"
         met = s.best_geomean is not None and s.goal_geomean is not None and s.best_geomean >= s.goal_geomean
-        pieces.append((7, Text(f"best {best}{goal}", self._style("goal-met" if met else "goal-missed"), end="")))
-        sep = Text(" · ", self._style("sep"), end="")
+        pieces.append((7, Text(f"best {best}{goal}", self.part("goal-met" if met else "goal-missed"), end="")))
+        sep = Text(" · ", self.part("sep"), end="")
         order = list(range(len(pieces)))
         while True:
             line = Text(" ", end="")

@@ -2,7 +2,6 @@
 human messages (✉) marked along the session's events. A click seeks."""
 from __future__ import annotations
 
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -11,11 +10,13 @@ from textual.widget import Widget
 
 from console.model import SessionModel, ViewState
 from console.render import elapsed_text
+from console.widgets.lines import PartStyles
 
 _STYLES = ("state", "played", "unplayed", "head", "decision", "human", "note")
 
 
-class Timeline(Widget):
+class Timeline(PartStyles, Widget):
+    PART_PREFIX = "timeline"
     COMPONENT_CLASSES = {f"timeline--{n}" for n in _STYLES}
 
     class Seek(Message):
@@ -33,9 +34,6 @@ class Timeline(Widget):
         super().__init__(**kw)
         self.model = model
 
-    def _s(self, name: str) -> Style:
-        return self.get_component_rich_style(f"timeline--{name}", partial=True)
-
     def _bar_width(self) -> int:
         return max(10, (self.size.width or 80) - 2)
 
@@ -44,16 +42,16 @@ class Timeline(Widget):
         out = Text(end="", no_wrap=True)
         if s is None or s.total == 0:
             return Text(" no events", end="")
-        icon = "▶" if self.playing else "⏸"
+        icon = "▶" if self.playing else "‖"
         speed = f"{self.speed:g}×"
-        out.append(f" {icon} {'playing' if self.playing else 'paused'} {speed}", self._s("state"))
+        out.append(f" {icon} {'playing' if self.playing else 'paused'} {speed}", self.part("state"))
         start = self.model.times[0]
         end = self.model.times[s.total - 1]
         now = self.model.times[max(0, s.pos)]
-        out.append(f"  {elapsed_text(now - start)} / {elapsed_text(end - start)}", self._s("note"))
+        out.append(f"  {elapsed_text(now - start)} / {elapsed_text(end - start)}", self.part("note"))
         row = self.model.row_at(s.pos)
         out.append(f"  event {self.model.seqs[max(0, s.pos)]} · row {row + 1}/{len(self.model.rows)}",
-                   self._s("note"))
+                   self.part("note"))
         out.append("\n ")
         width = self._bar_width()
         total = s.total
@@ -63,14 +61,19 @@ class Timeline(Widget):
             marks[min(width - 1, ei * width // total)] = "human"
         for ei in self.model.decision_ei:
             marks[min(width - 1, ei * width // total)] = "decision"
+        cells = []
         for x in range(width):
             if x == head:
-                out.append("●", self._s("head"))
+                cells.append(("●", "head"))
             elif x in marks:
-                kind = marks[x]
-                out.append("◆" if kind == "decision" else "✉", self._s(kind))
+                cells.append(("◆" if marks[x] == "decision" else "✉", marks[x]))
             else:
-                out.append("━" if x < head else "─", self._s("played" if x < head else "unplayed"))
+                cells.append(("━", "played") if x < head else ("─", "unplayed"))
+        start = 0
+        for x in range(1, width + 1):  # one span per run of cells of the same kind
+            if x == width or cells[x][1] != cells[start][1]:
+                out.append("".join(c for c, _ in cells[start:x]), self.part(cells[start][1]))
+                start = x
         return out
 
     def on_click(self, event: events.Click) -> None:

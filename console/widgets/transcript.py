@@ -30,6 +30,7 @@ from textual.strip import Strip
 from console import render
 from console.evals import ReportCache
 from console.model import MULTILINE_CAP, SessionModel
+from console.widgets.lines import set_virtual_size
 
 STYLE_NAMES = (
     "time", "note", "text", "stream", "thinking", "tool-name", "tool-args", "status-ok",
@@ -83,6 +84,7 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
         self._layout_width = 0
         self._cache: LRUCache[tuple, list[Strip]] = LRUCache(2000)
         self._styles: dict[str, Style] | None = None
+        self._base: Style | None = None
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -125,7 +127,7 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
         self._ends[r:] = list(accumulate(self._heights[r:], initial=base))[1:]
 
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self._layout_width or self._content_width(), self.line_count)
+        set_virtual_size(self, Size(self._layout_width or self._content_width(), self.line_count))
 
     def row_start(self, r: int) -> int:
         return self._ends[r] - self._heights[r]
@@ -180,7 +182,15 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
+        self._base = None
         self._cache.clear()
+
+    @property
+    def base_style(self) -> Style:
+        """The widget's own background and colour (looking it up walks the DOM: kept)."""
+        if self._base is None:
+            self._base = self.rich_style
+        return self._base
 
     # -- rendering ----------------------------------------------------------------------------
 
@@ -191,22 +201,39 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
                             for n in STYLE_NAMES}
         return self._styles
 
-    def _strips(self, r: int, width: int) -> list[Strip]:
+    def _strips(self, r: int, width: int, look: str = "") -> list[Strip]:
+        """Row r's lines, finished (cropped, on the widget's background), cached.
+
+        look: "" plain, "cursor" (the cursor's highlight; an expanded body keeps its colours),
+        or "future" (replay: greyed out on top of the row's own colours).
+        """
         row = self.model.rows[r]
         expanded = r in self.expanded
-        key = (r, row.version, width, expanded, self.search)
+        key = (r, row.version, width, expanded, self.search, look)
         strips = self._cache.get(key)
         if strips is not None:
+            return strips
+        if look:
+            plain = self._strips(r, width)
+            style = self.styles_map[look]
+            if look == "cursor":
+                whole = not expanded or row.kind in MULTILINE_CAP
+                strips = [s.apply_style(style) if (whole or i == 0) else s for i, s in enumerate(plain)]
+            else:
+                strips = [Strip(Segment.apply_style(list(s), post_style=style), s.cell_length)
+                          for s in plain]
+            self._cache[key] = strips
             return strips
         styles = self.styles_map
         started = self.model.times[0] if len(self.model.times) else None
         console = self.app.console
+        base = self.base_style
         if expanded and row.kind in MULTILINE_CAP:
             lines = render.expanded_prose(row, self.model, width, started, styles)
-            strips = [self._line_strip(t, width, console) for t in lines]
+            strips = [self._line_strip(t, width, console, base) for t in lines]
         else:
             lines = render.collapsed_lines(row, width, started, styles, expanded)
-            strips = [self._line_strip(t, width, console) for t in lines]
+            strips = [self._line_strip(t, width, console, base) for t in lines]
             if expanded:
                 body = render.expanded_body(row, self.model, styles, self.reports, self.goal)
                 if body is not None:
@@ -214,35 +241,41 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
                     options = console.options.update_width(max(10, width - indent))
                     pad = Segment(" " * indent)
                     for segs in console.render_lines(body, options, pad=True):
-                        strips.append(Strip([pad, *segs], width))
+                        strips.append(Strip([pad, *segs]).crop_extend(0, width, None).apply_style(base))
         self._cache[key] = strips
         return strips
 
-    def _line_strip(self, text: Text, width: int, console) -> Strip:
+    def _line_strip(self, text: Text, width: int, console, base: Style) -> Strip:
+        """One finished line: cut or padded to the width, on the background, as one Strip
+        (a Strip is costly to make; the Text does the cutting and styling first)."""
         if self.search:
             text.highlight_words([self.search], self.styles_map["match"], case_sensitive=False)
-        segments = list(text.render(console))
-        return Strip(segments).crop_extend(0, width, None)
+        text.truncate(width, overflow="crop", pad=True)
+        text.stylize_before(base)
+        return Strip(list(text.render(console)), width)
 
     def render_line(self, y: int) -> Strip:
         scroll_y = self.scroll_offset.y
         width = self.scrollable_content_region.width or self.size.width
         line = scroll_y + y
-        base = self.rich_style
+        base = self.base_style
         if self.new_rows and not self.follow and y == self.scrollable_content_region.height - 1:
             return self._marker_strip(width, base)
         if line >= self.line_count or not self._layout_width:
             return Strip.blank(width, base)
         r = bisect_right(self._ends, line)
         sub = line - (self._ends[r] - self._heights[r])
-        strips = self._strips(r, self._layout_width)
-        strip = strips[sub] if sub < len(strips) else Strip.blank(width)
-        styles = self.styles_map
         if r == self.cursor:
-            strip = strip.apply_style(styles["cursor"])
+            look = "cursor"
         elif self.pos is not None and self.model.rows[r].ei > self.pos:
-            strip = strip.apply_style(styles["future"])
-        return strip.apply_style(base).crop_extend(0, width, base)
+            look = "future"
+        else:
+            look = ""
+        strips = self._strips(r, self._layout_width, look)
+        if sub >= len(strips):
+            return Strip.blank(width, base)
+        strip = strips[sub]
+        return strip if strip.cell_length == width else strip.crop_extend(0, width, base)
 
     def _marker_strip(self, width: int, base: Style) -> Strip:
         n = self.new_rows

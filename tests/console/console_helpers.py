@@ -3,6 +3,7 @@ and waiting on the real app driven by the Pilot."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from console.app import ConsoleApp
@@ -43,7 +44,8 @@ class LiveSession:
         root.mkdir(parents=True, exist_ok=True)
         self.paths.evals.mkdir(exist_ok=True)
         self.writer = SessionWriter(self.paths.events, fsync_types=frozenset())
-        self._events = synthetic_events(n_tool_calls, end=False, **kw)
+        self.reports: dict[int, dict] = {}
+        self._events = synthetic_events(n_tool_calls, end=False, reports=self.reports, **kw)
         self.more = synthetic_events(100000, end=False, t0=T0 + 10_000, human_every=0)
         self.last_t = T0
 
@@ -51,12 +53,17 @@ class LiveSession:
         """Write the next n events of the session (all remaining when None)."""
         k = 0
         for ev in self._events:
-            self.writer.write_event(ev)
-            self.last_t = ev["t"]
+            self.write_event(ev)
             k += 1
             if n is not None and k >= n:
                 break
         return k
+
+    def write_event(self, ev: dict) -> None:
+        if ev["type"] == "eval_result" and ev["n"] in self.reports:  # the report lands first
+            self.paths.eval_report(ev["n"]).write_text(json.dumps(self.reports[ev["n"]]))
+        self.writer.write_event(ev)
+        self.last_t = ev["t"]
 
     def append_more(self, n: int) -> None:
         for _ in range(n):

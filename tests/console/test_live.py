@@ -1,0 +1,124 @@
+"""Following a live session: a real file appended by a real writer while the console watches."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from console.synthetic import T0
+from console_helpers import fixed_clock, make_app, screen_text, wait_for, wait_loaded
+from sessions.inbox import Inbox
+
+pytestmark = pytest.mark.anyio
+SIZE = (120, 36)
+
+
+async def test_new_events_appear_and_the_tail_is_followed(live):
+    app = make_app(live.paths, clock=lambda: live.last_t + 5)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        screen, t = app.screen, app.screen.transcript
+        assert screen.view_state.status == "running" and "● running" in screen_text(app)
+        rows = t.row_count
+        live.append_more(40)
+        await wait_for(pilot, lambda: t.row_count > rows + 5)
+        await wait_for(pilot, lambda: len(screen.model) == live.writer.next_seq)
+        assert t.follow and t.cursor == t.row_count - 1
+        assert t.scroll_offset.y == t.max_scroll_y
+
+
+async def test_reading_away_counts_new_rows_until_end(live):
+    app = make_app(live.paths, clock=lambda: live.last_t + 5)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        t = app.screen.transcript
+        await pilot.press("up", "up", "up")
+        cursor, top = t.cursor, t.scroll_offset.y
+        assert not t.follow
+        live.append_more(30)
+        await wait_for(pilot, lambda: t.new_rows > 0)
+        assert t.cursor == cursor and t.scroll_offset.y == top  # the reader's place is kept
+        marker = t.render_line(t.scrollable_content_region.height - 1).text
+        assert f"{t.new_rows} new row" in marker and "End to follow" in marker
+        await pilot.press("end")
+        assert t.follow and t.new_rows == 0 and t.cursor == t.row_count - 1
+        assert "new row" not in t.render_line(t.scrollable_content_region.height - 1).text
+
+
+async def test_a_sent_question_is_shown_waiting_then_delivered(live):
+    app = make_app(live.paths, clock=lambda: live.last_t + 5)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        screen = app.screen
+        dp = screen.view_state.decision
+        assert dp is not None
+        await pilot.press("1")
+        await pilot.pause()
+        assert [p.text for p in screen.view_state.posted] == [screen.suggestions[0][1]]
+        assert "waiting for the runner" in screen_text(app)
+        [event] = live.acknowledge_all()  # the runner delivers it at its next turn boundary
+        assert event["decision_point"] == dp.seq and event["context"]["eval"] is not None
+        await wait_for(pilot, lambda: not screen.view_state.posted)
+        assert screen.view_state.answer is not None and screen.view_state.answer.inbox_id == event["inbox_id"]
+        await wait_for(pilot, lambda: "waiting for the runner" not in screen_text(app))
+        assert any("delivered ✓" in n.message for n in app._notifications)
+        text = screen_text(app)
+        assert "✉ answered (bank " in text  # the dock says how it was answered
+        assert "YOU · bank" in text  # and the message stands out in the transcript
+        live.append_more(3)
+        await wait_for(pilot, lambda: screen.view_state.decision is None)  # answered: the dock closes
+
+
+async def test_messages_from_another_console_show_in_the_dock(live):
+    app = make_app(live.paths, clock=lambda: live.last_t + 5)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        Inbox(live.paths.root).post("Is that win noise?", source="free")
+        await wait_for(pilot, lambda: bool(app.screen.view_state.posted), timeout=5)
+        assert "(another console)" in screen_text(app)
+
+
+async def test_status_is_running_waiting_then_stopped(live):
+    now = [live.last_t + 5]
+    app = make_app(live.paths, clock=lambda: now[0])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        screen = app.screen
+        assert screen.view_state.status == "running"
+        assert screen.view_state.now - screen.view_state.started == pytest.approx(live.last_t + 5 - T0)
+        now[0] += 300
+        await wait_for(pilot, lambda: screen.view_state.status == "waiting", timeout=5)
+        live.close()
+        await wait_for(pilot, lambda: screen.view_state.status == "stopped", timeout=5)
+        assert "■ stopped" in screen_text(app)
+
+
+async def test_keys_are_answered_while_a_fast_log_streams_in(live):
+    """A smaller cousin of the benchmark: 2,000 events/s while keys are pressed."""
+    app = make_app(live.paths, clock=fixed_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        t = app.screen.transcript
+        worst = 0.0
+        for i in range(10):
+            live.append_more(200)
+            start = time.perf_counter()
+            await pilot.press("up" if i % 2 else "down")
+            worst = max(worst, time.perf_counter() - start)
+            await pilot.pause(0.1)
+        await wait_for(pilot, lambda: len(app.screen.model) == live.writer.next_seq)
+        assert worst < 0.5, f"a key took {worst:.3f}s"
+        assert t.row_count == len(app.screen.model.rows)
+
+
+async def test_a_malformed_line_is_skipped_and_the_rest_still_shown(live):
+    app = make_app(live.paths)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        n = len(app.screen.model)
+        with open(live.paths.events, "a") as f:
+            f.write("{not json\n")
+        live.append_more(5)
+        await wait_for(pilot, lambda: len(app.screen.model) == n + 5)
+        assert json.loads(live.paths.events.read_text().splitlines()[-1])["seq"] == live.writer.next_seq - 1
