@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from evaluator.device import Device, Guard, KernelFn, _load_symbol
+from evaluator.device import Device, Guard, KernelFn
 from evaluator.timing import Plan
 
 _PEAK_SOURCE = r"""
@@ -80,11 +80,21 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-REDO_PREEMPTED = 2
+def _machine_busy_s() -> float | None:
+    """Seconds all cores spent busy (user, system, irq, steal, ...) since boot, from /proc/stat."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = [int(v) for v in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    ticks = sum(fields[:8]) - idle  # guest time is already inside user
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def _preemptions() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw
+def _own_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 class CpuDevice(Device):
@@ -97,8 +107,7 @@ class CpuDevice(Device):
         self._flush[:] = 1
         self._tick = 0
         self._helper = _helper_library(cache_dir) if cache_dir else None
-        self.timed_calls = 0
-        self.preemptions = 0  # involuntary context switches while timing: other work on the cores
+        self._contention_mark: tuple[float | None, float, float] | None = None
 
     def alloc(self, nbytes: int) -> np.ndarray:
         raw = np.empty(nbytes + 64, dtype=np.uint8)
@@ -125,53 +134,40 @@ class CpuDevice(Device):
         else:
             ctypes.memset(self._flush.ctypes.data, self._tick, self._flush.nbytes)
 
-    def load(self, lib: str, entry: str) -> KernelFn:
-        fn = _load_symbol(lib, entry)
-
-        def call(params: Any) -> int:
-            return fn(ctypes.byref(params), None)
-        call._ks_fn = fn  # type: ignore[attr-defined]
-        return call
-
     def call(self, fn: KernelFn, params: Any, what: str, timeout_s: float) -> int:
         with self.guard.watch(what, timeout_s):
             return fn(params)
 
     def run_rounds(self, calls: list[list[Callable[[], Any]]], plan: Plan, timeout_s: float) -> list[list[float]]:
-        """Time each round; a round during which the process was preempted (an involuntary
-        context switch: other work took a core) is run again, up to REDO_PREEMPTED times."""
+        clock = time.perf_counter_ns
         out = []
         for set_index, order in plan:
-            for attempt in range(REDO_PREEMPTED + 1):
-                before = _preemptions()
-                times = self._round(calls, set_index, order, timeout_s)
-                hit = _preemptions() - before
-                self.preemptions += hit
-                self.timed_calls += len(order)
-                if not hit:
-                    break
+            times = [0.0] * len(calls)
+            for c in order:
+                self.flush()
+                call = calls[c][set_index]
+                with self.guard.watch("timing", timeout_s):
+                    t0 = clock()
+                    call()
+                    t1 = clock()
+                times[c] = (t1 - t0) / 1e6
             out.append(times)
         return out
 
-    def _round(self, calls: list[list[Callable[[], Any]]], set_index: int, order: list[int],
-               timeout_s: float) -> list[float]:
-        clock = time.perf_counter_ns
-        times = [0.0] * len(calls)
-        for c in order:
-            self.flush()
-            call = calls[c][set_index]
-            with self.guard.watch("timing", timeout_s):
-                t0 = clock()
-                call()
-                t1 = clock()
-            times[c] = (t1 - t0) / 1e6
-        return times
+    def contention_start(self) -> None:
+        self._contention_mark = (_machine_busy_s(), _own_cpu_s(), time.monotonic())
 
-    def take_preemptions(self) -> float:
-        """Involuntary context switches per timed call since the last take (0 on a quiet machine)."""
-        rate = self.preemptions / self.timed_calls if self.timed_calls else 0.0
-        self.preemptions = self.timed_calls = 0
-        return rate
+    def contention(self) -> float | None:
+        """Share of the machine's cores that other processes used since contention_start()
+        (0 on a quiet machine; 0.5 on two cores where another process spins on one)."""
+        mark = getattr(self, "_contention_mark", None)
+        busy = _machine_busy_s()
+        if mark is None or busy is None or mark[0] is None:
+            return None
+        cores = os.cpu_count() or 1
+        wall = time.monotonic() - mark[2]
+        others = (busy - mark[0]) - (_own_cpu_s() - mark[1])
+        return max(0.0, others / (wall * cores)) if wall > 0 else None
 
     def info(self) -> dict[str, Any]:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from evaluator.backend_cpu import cached_peaks
-from evaluator.device import Device, Guard, KernelFn, _load_symbol
+from evaluator.device import Device, Guard, KernelFn
 from evaluator.errors import DeviceUnavailable, KernelFault
 from evaluator.harness import ElementType
 from evaluator.timing import Plan
@@ -140,13 +140,11 @@ class CudaDevice(Device):
 
     def arrays(self, bufs: Any) -> dict[str, DeviceArray]:
         """Every buffer of a BufferSet as a DeviceArray (for upstream baselines)."""
-        from evaluator.harness import ELEMENT_TYPES
-
         out = {}
         for f in bufs.task.params:
             if f.kind == "in":
                 out[f.name] = DeviceArray(int(bufs.handles[f.name]), bufs.host_inputs[f.name].shape,
-                                          ELEMENT_TYPES[f.dtype])
+                                          bufs.types[f.name])
             elif f.kind == "out":
                 out[f.name] = DeviceArray(int(bufs.handles[f.name]), bufs.out_shapes[f.name],
                                           bufs.out_types[f.name])
@@ -174,15 +172,6 @@ class CudaDevice(Device):
             self._ok(self.cu.cuCtxSynchronize(), what)
 
     # calls --------------------------------------------------------------------------------
-    def load(self, lib: str, entry: str) -> KernelFn:
-        fn = _load_symbol(lib, entry)
-        stream = ctypes.c_void_p(self.stream_handle)
-
-        def call(params: Any) -> int:
-            return fn(ctypes.byref(params), stream)
-        call._ks_fn = fn  # type: ignore[attr-defined]
-        return call
-
     def call(self, fn: KernelFn, params: Any, what: str, timeout_s: float) -> int:
         with self.guard.watch(what, timeout_s):
             returned = fn(params)

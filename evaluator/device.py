@@ -16,7 +16,7 @@ import numpy as np
 
 from evaluator.abi import params_struct
 from evaluator.errors import TaskError
-from evaluator.harness import ELEMENT_TYPES, POISON_BYTE, Case, ElementType, to_storage
+from evaluator.harness import POISON_BYTE, Case, ElementType, to_storage
 from evaluator.task import Task
 from evaluator.timing import Plan
 
@@ -55,7 +55,17 @@ class Device:
     def fill(self, handle: Any, byte: int, nbytes: int) -> None: raise NotImplementedError
 
     # calls --------------------------------------------------------------------------------
-    def load(self, lib: str, entry: str) -> KernelFn: raise NotImplementedError
+    stream_handle: int | None = None  # what the entry gets as its `void* stream` (NULL on cpu)
+
+    def load(self, lib: str, entry: str) -> KernelFn:
+        """The entry of a built library as fn(params) -> int, passing this device's stream."""
+        fn = _load_symbol(lib, entry)
+        stream = ctypes.c_void_p(self.stream_handle)
+
+        def call(params: Any) -> int:
+            return fn(ctypes.byref(params), stream)
+        call._ks_fn = fn  # type: ignore[attr-defined]  # keeps the library loaded
+        return call
 
     def call(self, fn: KernelFn, params: Any, what: str, timeout_s: float) -> int:
         """Run one call to completion; raise KernelFault if it broke the device."""
@@ -84,10 +94,11 @@ class BufferSet:
     """One scenario's buffers on a device, the params struct pointing at them, a host copy of inputs."""
 
     def __init__(self, device: Device, task: Task, case: Case, storage: dict[str, np.ndarray],
-                 out_types: dict[str, ElementType] | None = None, share_inputs: BufferSet | None = None) -> None:
+                 types: dict[str, ElementType], share_inputs: BufferSet | None = None) -> None:
         self.device, self.task = device, task
         self.scalars = dict(case.scalars)
-        self.out_types = out_types or {f.name: ELEMENT_TYPES[f.dtype] for f in task.buffers("out")}
+        self.types = types
+        self.out_types = {f.name: types[f.name] for f in task.buffers("out")}
         self.out_shapes = {name: tuple(case.outputs[name]) for name in self.out_types}
         self.handles: dict[str, Any] = {}
         if share_inputs is not None:  # the reference kernel's set: same inputs, its own outputs
@@ -140,7 +151,7 @@ class BufferSet:
         return changed
 
 
-def case_storage(task: Task, case: Case, scenario: str) -> dict[str, np.ndarray]:
+def case_storage(task: Task, case: Case, scenario: str, types: dict[str, ElementType]) -> dict[str, np.ndarray]:
     """A harness Case's inputs as storage arrays, after checking it names every field."""
     if not isinstance(case, Case):
         raise TaskError(f"{task.name}: harness.make_case must return evaluator.harness.Case, got {type(case).__name__}")
@@ -153,5 +164,5 @@ def case_storage(task: Task, case: Case, scenario: str) -> dict[str, np.ndarray]
     if set(case.scalars) != want:
         raise TaskError(f"{task.name}: scenario {scenario}: harness scalars {sorted(case.scalars)} "
                         f"do not match params {sorted(want)}")
-    return {f.name: to_storage(case.inputs[f.name], ELEMENT_TYPES[f.dtype], f"{task.name}: input {f.name}")
+    return {f.name: to_storage(case.inputs[f.name], types[f.name], f"{task.name}: input {f.name}")
             for f in task.buffers("in")}

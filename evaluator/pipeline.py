@@ -35,8 +35,8 @@ LATE_WRITE_WAIT_S = 0.02
 # a candidate's audit gap (wall - events) beyond the seed's by this much is work off the stream
 AUDIT_SLACK_MS = 0.01
 AUDIT_SLACK_FRACTION = 0.25
-# cpu: more involuntary context switches than this per timed call means other work shared the cores
-CONTENDED_PREEMPTIONS = 0.5
+# cpu: other processes using more than this share of the cores while timing makes it `contended`
+CONTENDED_SHARE = 0.10
 
 
 @dataclass
@@ -211,7 +211,8 @@ class ScenarioRun:
         self.task, self.device = ev.task, ev.device
         assert self.device is not None
         self.cand, self.seed, self.ref = cand, seed, ref
-        self.etypes = {f.name: ELEMENT_TYPES[f.dtype] for f in self.task.buffers("out")}
+        self.types = self.task.element_types(scenario.params)
+        self.etypes = {f.name: self.types[f.name] for f in self.task.buffers("out")}
         self._ref_bufs: BufferSet | None = None
         self.result = ScenarioResult(scenario.name, dict(scenario.params), correct=False)
 
@@ -221,7 +222,7 @@ class ScenarioRun:
     def fresh(self, trial: int) -> tuple[Case, dict[str, np.ndarray]]:
         rng = scenario_rng(self.ev.eval_seed, self.scenario.name, trial)
         case = self.task.harness.make_case(dict(self.scenario.params), rng)
-        return case, case_storage(self.task, case, self.scenario.name)
+        return case, case_storage(self.task, case, self.scenario.name, self.types)
 
     def run(self) -> ScenarioResult:
         t0 = time.perf_counter()
@@ -237,7 +238,7 @@ class ScenarioRun:
         res, tol = self.result, self.scenario.tolerance
         case, storage = self.fresh(0)
         self.case0 = case
-        self.bufs = bufs = BufferSet(self.device, self.task, case, storage)
+        self.bufs = bufs = BufferSet(self.device, self.task, case, storage, self.types)
         outcomes = []
         for trial in (0, 1):
             if trial == 1:
@@ -284,14 +285,13 @@ class ScenarioRun:
         """Reference outputs in float64: harness.reference (numpy) or the fp32 reference kernel."""
         task = self.task
         if self.ref is None:
-            values = {name: to_values(arr, ELEMENT_TYPES[task.field(name).dtype])
-                      for name, arr in bufs.host_inputs.items()}
+            values = {name: to_values(arr, self.types[name]) for name, arr in bufs.host_inputs.items()}
             exact = Case(values, dict(case.outputs), dict(case.scalars), dict(case.masks))
             refs = task.harness.reference(exact)
         else:
             if self._ref_bufs is None:
-                f32 = {name: ELEMENT_TYPES["f32"] for name in self.etypes}
-                self._ref_bufs = BufferSet(self.device, task, case, {}, out_types=f32, share_inputs=bufs)
+                f32 = self.types | {name: ELEMENT_TYPES["f32"] for name in self.etypes}
+                self._ref_bufs = BufferSet(self.device, task, case, {}, f32, share_inputs=bufs)
             rb = self._ref_bufs
             rb.poison()
             returned = self.device.call(self.ref, rb.params, f"reference on {self.scenario.name}",
@@ -320,13 +320,15 @@ class ScenarioRun:
         sets, cases = [self.bufs], [self.case0]
         for k in range(1, max(1, spec.buffer_sets)):
             case, storage = self.fresh(100 + k)
-            sets.append(BufferSet(device, self.task, case, storage))
+            sets.append(BufferSet(device, self.task, case, storage, self.types))
             cases.append(case)
         calls: list[list[Callable[[], Any]]] = [
             [partial(self.cand, s.params) for s in sets],
             [partial(self.seed, s.params) for s in sets],
         ]
         names = self._baselines(sets, cases, calls)
+        if device.kind == "cpu":
+            device.contention_start()
         timed = adaptive_ab(
             lambda plan: device.run_rounds(calls, plan, spec.call_timeout_s),
             len(calls), len(sets), budget_s=spec.budget_s, target_ci=spec.target_ci,
@@ -340,10 +342,11 @@ class ScenarioRun:
         if device.kind == "cuda":
             self._audit(calls, len(sets))
         else:
-            rate = device.take_preemptions()
-            res.audit = {"preemptions_per_call": round(rate, 3)}
-            if rate > CONTENDED_PREEMPTIONS:
-                res.flags.append("contended")
+            share = device.contention()
+            if share is not None:
+                res.audit = {"other_load": round(share, 3)}
+                if share > CONTENDED_SHARE:
+                    res.flags.append("contended")
 
     def _baselines(self, sets: list[BufferSet], cases: list[Case], calls: list[list[Callable[[], Any]]]) -> list[str]:
         hook = getattr(self.task.harness, "baselines", None)
@@ -436,7 +439,7 @@ def check_reference(task: Task | str | Path, names: list[str] | None = None, see
                 continue
             run = ScenarioRun(ev, scenario, 0, ref_fn, ref_fn, ref_fn)
             case, storage = run.fresh(0)
-            bufs = BufferSet(ev.device, task, case, storage)
+            bufs = BufferSet(ev.device, task, case, storage, run.types)
             kernel = run.reference(case, bufs)
             run.ref = None
             numpy_ref = run.reference(case, bufs)

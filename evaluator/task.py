@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from evaluator.errors import TaskError
-from evaluator.harness import ELEMENT_TYPES, load_harness
+from evaluator.harness import ELEMENT_TYPES, ElementType, load_harness
 from evaluator.yamlspan import SpanDict, SpanList, YamlSyntaxError, load_yaml
 
 BACKENDS = ("cuda", "cpu")
@@ -166,11 +166,13 @@ class Task:
         safe = re.sub(r"\W", "_", self.name)
         return load_harness(self.dir / "harness.py", f"kernelseek_task_{safe}_{digest}")
 
-    def field(self, name: str) -> ParamField:
-        return next(f for f in self.params if f.name == name)
-
     def buffers(self, kind: str) -> list[ParamField]:
         return [f for f in self.params if f.kind == kind]
+
+    def element_types(self, params: dict[str, Any]) -> dict[str, ElementType]:
+        """The element type of every buffer for one scenario (`$p` dtypes read parameter p)."""
+        return {f.name: ELEMENT_TYPES[params[f.dtype[1:]] if f.dtype.startswith("$") else f.dtype]
+                for f in self.params if f.kind != "scalar"}
 
     def select(self, quick: bool = False, only: str | None = None) -> list[Scenario]:
         """The scenarios an evaluation runs: all, or the quick subset, filtered by a regex."""
@@ -295,6 +297,7 @@ class _Parser:
                                    "tolerances", None)
         params = self.params(self.need(doc, "params", ""), doc.line_of("params"))
         scenarios = self.scenarios(self.need(doc, "scenarios", ""), doc.line_of("scenarios"), tolerance)
+        self.check_dtype_refs(params, scenarios, doc["params"])
         task = Task(
             name=self.string(doc, "name", "", default=self.folder.name, pattern=NAME_RE),
             dir=self.folder,
@@ -342,14 +345,32 @@ class _Parser:
             if len(kinds) != 1:
                 raise self.fail(item.line, where, "needs exactly one of in:, out:, scalar:")
             kind = kinds[0]
-            choices = SCALAR_TYPES if kind == "scalar" else tuple(ELEMENT_TYPES)
-            dtype = self.string(item, kind, where, choices=choices)
+            if kind != "scalar" and isinstance(item[kind], str) and item[kind].startswith("$"):
+                dtype = self.string(item, kind, where)  # resolved per scenario (checked below)
+                if not C_IDENT_RE.match(dtype[1:]):
+                    raise self.fail(item.line_of(kind), f"{where}.{kind}", f"bad parameter reference {dtype!r}")
+            else:
+                choices = SCALAR_TYPES if kind == "scalar" else tuple(ELEMENT_TYPES)
+                dtype = self.string(item, kind, where, choices=choices)
             if any(f.name == name for f in fields):
                 raise self.fail(item.line_of("name"), f"{where}.name", f"duplicate field {name!r}")
             fields.append(ParamField(name, kind, dtype))
         if not any(f.kind == "out" for f in fields):
             raise self.fail(line, "params", "needs at least one out: buffer")
         return tuple(fields)
+
+    def check_dtype_refs(self, params: tuple[ParamField, ...], scenarios: tuple[Scenario, ...],
+                         items: SpanList) -> None:
+        """A buffer whose dtype is `$p` needs scenario parameter p, naming an element type, everywhere."""
+        for i, f in enumerate(params):
+            if not f.dtype.startswith("$"):
+                continue
+            ref = f.dtype[1:]
+            for sc in scenarios:
+                if sc.params.get(ref) not in ELEMENT_TYPES:
+                    raise self.fail(items.line_of(i), f"params[{i}].{f.kind}",
+                                    f"{f.dtype}: scenario {sc.name} has {ref}={sc.params.get(ref)!r}, "
+                                    f"expected one of: {', '.join(ELEMENT_TYPES)}")
 
     def tolerance(self, value: Any, line: int, where: str, base: Tolerance | None) -> Tolerance:
         doc = self.mapping(value, line, where, ("rel_l2", "max_abs", "seed_factor", "seed_slack"))

@@ -153,3 +153,71 @@ def test_a_broken_harness_is_a_task_error(tmp_path):
     """))
     with pytest.raises(TaskError, match="missing function.*flops"):
         load_task(folder).harness
+
+
+SCALE_H = """typedef struct { const void* x; void* y; int n; int wide; } ScaleParams;
+int ks_scale(const ScaleParams* p, void* stream);
+"""
+SCALE_C = """#include "scale.h"
+int ks_scale(const ScaleParams* p, void* stream) {
+    (void)stream;
+    for (int i = 0; i < p->n; ++i) {
+        if (p->wide) ((double*)p->y)[i] = ((const double*)p->x)[i] / 3.0;
+        else ((float*)p->y)[i] = ((const float*)p->x)[i] / 3.0f;
+    }
+    return 0;
+}
+"""
+SCALE_HARNESS = """import numpy as np
+from evaluator.harness import Case
+def make_case(s, rng):
+    return Case({"x": rng.standard_normal(s["n"])}, {"y": (s["n"],)}, {"n": s["n"], "wide": int(s["dtype"] == "f64")})
+def flops(s): return s["n"]
+def bytes_moved(s): return 16 * s["n"]
+def reference(case): return {"y": case.inputs["x"].astype(np.float64) / 3}
+"""
+SCALE_YAML = """backend: cpu
+header: scale.h
+struct: ScaleParams
+entry: ks_scale
+seed: seed.c
+params:
+  - {name: x, in: $dtype}
+  - {name: y, out: $dtype}
+  - {name: n, scalar: i32}
+  - {name: wide, scalar: i32}
+scenarios:
+  - grid: {dtype: [f32, f64], n: [1000]}
+    name: "{dtype}_{n}"
+tolerances: {rel_l2: 1.0e-6}
+goal: {min_geomean: 1.0}
+"""
+
+
+def _scale_task(tmp_path: Path, yaml_text: str = SCALE_YAML) -> Path:
+    folder = tmp_path / "scale"
+    folder.mkdir()
+    (folder / "scale.h").write_text(SCALE_H)
+    (folder / "seed.c").write_text(SCALE_C)
+    (folder / "harness.py").write_text(SCALE_HARNESS)
+    (folder / "task.yaml").write_text(yaml_text)
+    return folder
+
+
+def test_buffer_dtypes_can_follow_a_scenario_parameter(tmp_path):
+    from evaluator import evaluate
+
+    task = load_task(_scale_task(tmp_path))
+    assert {s.name: task.element_types(s.params)["y"].name for s in task.scenarios} == {"f32_1000": "f32", "f64_1000": "f64"}
+    report = evaluate(task, seed=3, timing=False)
+    assert report.all_correct
+    # the f64 run really moved doubles: its error is at double precision, the f32 one's is not
+    errs = {s.name: s.errors["y"]["rel_l2"] for s in report.scenarios}
+    assert errs["f64_1000"] < 1e-15 < errs["f32_1000"]
+
+
+def test_a_dtype_reference_every_scenario_must_define(tmp_path):
+    folder = _scale_task(tmp_path, SCALE_YAML.replace("grid: {dtype: [f32, f64], n: [1000]}",
+                                                      "grid: {dtype: [f32, f99], n: [1000]}"))
+    with pytest.raises(TaskError, match=r"task.yaml:7: params\[0\].in: \$dtype: scenario f99_1000 has dtype='f99'"):
+        load_task(folder)
