@@ -10,7 +10,7 @@ A scenario's parameters (task.yaml):
   causal          "causal" or "full" (or a bool); wl, wr: sliding window left / right
                   (-1 = unbounded); softcap (0 = off)
   page            0 = contiguous K/V, else the page size of a paged K/V cache
-  dtype           "bf16" or "fp16"
+  dtype           "bf16" or "f16": the element type of q, k, v and o ($dtype in task.yaml)
   qscale          optional: std of q (default 1: scaled scores ~ N(0, 1)); softcap scenarios
                   raise it so the cap bends the scores
 
@@ -19,7 +19,6 @@ seeded by its parameters); values come from the evaluator's rng.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 import zlib
@@ -30,7 +29,7 @@ import numpy as np
 
 from evaluator.harness import Case
 
-DTYPES = {"bf16": 0, "fp16": 1}
+DTYPES = {"bf16": 0, "f16": 1}  # task.yaml dtype -> the header's KS_DTYPE_*
 SPARE_BLOCKS = 3  # paged caches hold a few blocks no sequence uses
 POOL = 262_139  # prime: large inputs repeat a fresh random pool with this period (see _normal)
 
@@ -212,9 +211,6 @@ def bytes_moved(scenario: dict) -> float:
 
 # ---- the case ----------------------------------------------------------------------------------
 
-_CASE_HAS_DTYPES = "dtypes" in {f.name for f in dataclasses.fields(Case)}
-
-
 def _normal(rng: np.random.Generator, shape: tuple[int, ...], std: float = 1.0) -> np.ndarray:
     """N(0, std^2) float32 values. Past POOL elements a fresh pool repeats: drawing each of
     hundreds of millions of values would dominate the sweep. The period is a prime larger than any
@@ -248,12 +244,7 @@ def make_case(scenario: dict, rng: np.random.Generator) -> Case:
         lo, hi = key_range(shape, i)
         lse_mask[:, cu_q[i]:cu_q[i + 1]] = (hi >= lo)[None, :]  # a row with no key: lse = -inf, not compared
 
-    # fp16 scenarios need the evaluator to store q, k, v, o as f16 for this case (task.yaml says
-    # bf16). Case.dtypes carries that; an evaluator without the field ignores the attribute set
-    # below and its fp16 scenarios then fail (tests/attention_sm90 honour it either way).
-    dtypes = {name: "f16" for name in ("q", "k", "v", "o")} if shape.dtype == "fp16" else {}
-    extra = {"dtypes": dtypes} if _CASE_HAS_DTYPES else {}
-    case = Case(
+    return Case(
         inputs={"q": q, "k": k, "v": v, "cu_seqlens_q": cu_q, "cu_seqlens_k": cu_k,
                 "seqused_k": np.asarray(shape.sk, dtype=np.int32), "block_table": table},
         outputs={"o": q.shape, "lse": lse_mask.shape},
@@ -266,11 +257,7 @@ def make_case(scenario: dict, rng: np.random.Generator) -> Case:
             "softmax_scale": 1.0 / math.sqrt(d), "softcap": shape.softcap,
         },
         masks={"lse": lse_mask},
-        **extra,
     )
-    if not _CASE_HAS_DTYPES:
-        case.dtypes = dtypes
-    return case
 
 
 # ---- the float64 reference -------------------------------------------------------------------------

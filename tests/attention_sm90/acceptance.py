@@ -93,19 +93,10 @@ def stage_matrix(out: Path, summary: dict, only: str | None) -> bool:
     return not seed_bad
 
 
-def _fp16_supported() -> bool:
-    import dataclasses
-
-    from evaluator.harness import Case
-
-    return "dtypes" in {f.name for f in dataclasses.fields(Case)}
-
-
 def stage_eval(out: Path, summary: dict, quick: bool) -> bool:
     from evaluator import evaluate_isolated
 
     label = "quick" if quick else "full"
-    only = None if _fp16_supported() else r"^(?!.*_fp16$)"
     cache = Path(tempfile.mkdtemp(prefix=f"ks-{label}-"))
     events = []
 
@@ -121,14 +112,14 @@ def stage_eval(out: Path, summary: dict, quick: bool) -> bool:
         events.append(kind)
 
     t0 = time.time()
-    report = evaluate_isolated(TASK_DIR, None, quick=quick, only=only, cache_dir=str(cache), seed=1234,
+    report = evaluate_isolated(TASK_DIR, None, quick=quick, cache_dir=str(cache), seed=1234,
                                progress=progress)
     wall = time.time() - t0
     data = report.to_json()
     save(out, f"{label}.json", data)
     s = {"wall_s": round(wall, 1), "duration_s": data["duration_s"], "geomean": data["geomean"],
          "min_ratio": data["min_ratio"], "all_correct": data["all_correct"], "passed": data["passed"],
-         "total": data["total"], "error": data["error"], "fp16_included": only is None,
+         "total": data["total"], "error": data["error"],
          "build_s": {k: (data.get(k) or {}).get("seconds") for k in ("build", "reference_build")},
          "peaks": (data.get("device") or {}).get("peaks")}
     summary[label] = s

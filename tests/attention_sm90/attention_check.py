@@ -6,8 +6,7 @@
   evaluator's own checks (evaluator.correctness.check_call, seed-relative limits), so that five
   broken candidates cost one pass over the scenarios instead of five.
 
-Both honour `Case.dtypes` (per-case buffer element types, here fp16 q/k/v/o) whether the evaluator
-has that field yet or the harness set it as a plain attribute.
+Buffer element types come from the scenario (`in: $dtype` in task.yaml), as in the evaluator.
 
 Imports: numpy and the evaluator (cuda-python lazily); runs on the GPU node without pytest.
 """
@@ -33,20 +32,12 @@ from evaluator.task import Task, load_task
 TASK_DIR = Path(__file__).resolve().parent.parent.parent / "kernels" / "attention-fwd-sm90"
 
 
-def case_types(task: Task, case: Case) -> dict[str, Any]:
-    """Element type of every buffer for this case: task.yaml's, overridden by case.dtypes."""
-    override = getattr(case, "dtypes", None) or {}
-    return {f.name: ELEMENT_TYPES[override.get(f.name, f.dtype)] for f in task.params if f.kind != "scalar"}
-
-
-def storage_of(task: Task, case: Case) -> dict[str, np.ndarray]:
-    types = case_types(task, case)
+def storage_of(task: Task, case: Case, types: dict[str, Any]) -> dict[str, np.ndarray]:
     return {f.name: to_storage(case.inputs[f.name], types[f.name], f"input {f.name}") for f in task.buffers("in")}
 
 
-def exact_case(task: Task, case: Case, storage: dict[str, np.ndarray]) -> Case:
+def exact_case(case: Case, storage: dict[str, np.ndarray], types: dict[str, Any]) -> Case:
     """The case with the values the kernel sees (after rounding to each buffer's type)."""
-    types = case_types(task, case)
     values = {name: to_values(arr, types[name]) for name, arr in storage.items()}
     return Case(values, dict(case.outputs), dict(case.scalars), dict(case.masks))
 
@@ -66,8 +57,8 @@ def _device():
 
 
 def _run_reference(device, task: Task, ref_fn, case: Case, bufs: BufferSet, what: str) -> dict[str, np.ndarray]:
-    f32 = {name: ELEMENT_TYPES["f32"] for name in case.outputs}
-    rb = BufferSet(device, task, case, {}, out_types=f32, share_inputs=bufs)
+    f32 = bufs.types | {name: ELEMENT_TYPES["f32"] for name in case.outputs}
+    rb = BufferSet(device, task, case, {}, f32, share_inputs=bufs)
     rb.poison()
     returned = device.call(ref_fn, rb.params, what, 60.0)
     if returned != 0:
@@ -98,20 +89,16 @@ def reference_vs_numpy(scenarios: dict[str, dict], seed: int = 0, cache_dir: Pat
         ref_fn = device.load(str(ref.lib), task.reference.entry)
         out = {}
         for name, params in scenarios.items():
+            types = task.element_types(params)
             case = task.harness.make_case(dict(params), scenario_rng(seed, name, 0))
-            storage = storage_of(task, case)
-            bufs = BufferSet(device, task, case, storage, out_types=_out_types(task, case))
+            storage = storage_of(task, case, types)
+            bufs = BufferSet(device, task, case, storage, types)
             kernel = _run_reference(device, task, ref_fn, case, bufs, name)
-            numpy_ref = task.harness.reference(exact_case(task, case, storage))
+            numpy_ref = task.harness.reference(exact_case(case, storage, types))
             out[name] = {k: output_errors(kernel[k], numpy_ref[k], case.masks.get(k)) for k in kernel}
         return out
     finally:
         device.close()
-
-
-def _out_types(task: Task, case: Case) -> dict[str, Any]:
-    types = case_types(task, case)
-    return {f.name: types[f.name] for f in task.buffers("out")}
 
 
 # ---- several candidates, one pass --------------------------------------------------------------------
@@ -157,16 +144,17 @@ def correctness_matrix(candidates: dict[str, Path], only: str | None = None, see
             result.failures[role] = {}
         for scenario in scenarios:
             name, tol = scenario.name, scenario.tolerance
+            types = task.element_types(scenario.params)
+            etypes = {f.name: types[f.name] for f in task.buffers("out")}
             bufs = None
             seed_failure = None
             for trial in (0, 1):
                 case = task.harness.make_case(dict(scenario.params), scenario_rng(seed, name, trial))
-                storage = storage_of(task, case)
+                storage = storage_of(task, case, types)
                 if bufs is None:
-                    bufs = BufferSet(device, task, case, storage, out_types=_out_types(task, case))
+                    bufs = BufferSet(device, task, case, storage, types)
                 else:
                     bufs.write_inputs(storage)
-                etypes = _out_types(task, case)
                 refs = _run_reference(device, task, fns["reference"], case, bufs, f"reference on {name}")
                 seed_out = _check(device, fns["seed"], bufs, etypes, refs, case, tolerance_limits(tol, list(etypes)), name)
                 seed_failure = seed_failure or seed_out.failure

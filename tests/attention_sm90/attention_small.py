@@ -33,6 +33,6 @@ SMALL = {
     "window_paged_decode": _s(batch=3, sq=2, sk="+rand:50-150", page=16, wl=31),
     "softcap_causal": _s(softcap=30.0, qscale=20.0, d=128),
     "softcap_window_paged": _s(batch=3, sq=3, sk="+rand:40-90", page=16, softcap=50.0, qscale=30.0, wl=20, d=256, heads="h4kv2"),
-    "fp16_dense": _s(dtype="fp16"),
-    "fp16_paged_softcap_window": _s(batch=3, sq="1,6,20", sk="+rand:20-80", page=16, softcap=30.0, qscale=20.0, wl=15, dtype="fp16", d=128),
+    "f16_dense": _s(dtype="f16"),
+    "f16_paged_softcap_window": _s(batch=3, sq="1,6,20", sk="+rand:20-80", page=16, softcap=30.0, qscale=20.0, wl=15, dtype="f16", d=128),
 }

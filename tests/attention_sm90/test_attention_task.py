@@ -65,7 +65,7 @@ def _features(shape) -> set[str]:
 
 
 EVERY_FEATURE = {
-    "d64", "d96", "d128", "d192", "d256", "bf16", "fp16", "causal", "full", "mha", "gqa4", "gqa8",
+    "d64", "d96", "d128", "d192", "d256", "bf16", "f16", "causal", "full", "mha", "gqa4", "gqa8",
     "mqa", "page16", "page64", "page256", "window", "softcap", "varlen", "decode",
     "multi_token_decode", "chunked", "rows_without_keys",
 }
