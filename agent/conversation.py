@@ -188,10 +188,12 @@ class Conversation:
             upto = max(1, len(self.messages) - keep)
             for level in (1, 2, 3):
                 after = estimate_tokens(compact(self.messages, upto, level, protected), overhead_chars)
-                best = (upto, level, before, after)
+                if best is None or after < best[3]:
+                    best = (upto, level, before, after)
                 if after <= target_tokens:
                     return best
-        return best
+        # nothing reaches the target: take the deepest cut, if it cuts at all
+        return best if best is not None and best[3] < 0.9 * before else None
 
 
 def estimate_tokens(messages: list[dict], overhead_chars: int = 0) -> int:

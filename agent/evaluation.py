@@ -32,6 +32,7 @@ class EvalOutcome:
     event: dict | None  # the eval_result event
     interrupted: bool = False
     error: str | None = None
+    exception: BaseException | None = None
 
 
 def file_sha256(path: Path) -> str:
@@ -145,7 +146,7 @@ class Evaluations:
             exc = box["error"]
             message = f"{type(exc).__name__}: {exc}" if not getattr(exc, "exit_code", None) else str(exc)
             self.emit("error", message=f"evaluation failed: {message}", where="evaluate", fatal=False)
-            return EvalOutcome(None, {}, f"evaluation failed: {message}", None, error=message)
+            return EvalOutcome(None, {}, f"evaluation failed: {message}", None, error=message, exception=exc)
         report = box["report"]
         report_path = self.paths.next_eval_report()
         data = report.to_json()

@@ -86,8 +86,8 @@ def task_prompt(task, *, candidate_name: str, header_text: str, goal: dict) -> s
         f"as a copy of the seed, the plain correct implementation every speed-up is measured against). "
         f"The interface header `{task.header.name}` is in the workspace too.",
         "## Interface",
-        f"The candidate is one source file exporting `{task.entry}`, taking a `{task.struct}` "
-        f"and returning 0 on success:\n\n```c\n{header_text.strip()}\n```\n\n"
+        f"The candidate is one source file exporting `{task.entry}`, which takes a pointer to a "
+        f"`{task.struct}` and returns 0 on success:\n\n```c\n{header_text.strip()}\n```\n\n"
         f"Fields of `{task.struct}`:\n{params}\n\n{call} Every element of every output must be written; "
         "inputs must not be modified; nothing may be cached between calls (the evaluator calls again "
         "with new values in the same buffers).",

@@ -38,6 +38,7 @@ from agent.secrets import Redactor, scrubbed_env
 from agent.shell import Sandbox, run_shell
 from agent.tools import TOOL_SPECS, ToolInputError, ToolOutcome, edit_file, read_file, workspace_path, write_file
 from agent.watch import InboxWatcher
+from evaluator.errors import DeviceUnavailable, EvaluatorError
 from sessions.inbox import Inbox
 from sessions.layout import SessionPaths, create_session, resolve_session
 from sessions.log import SessionError, SessionWriter, read_events
@@ -310,6 +311,8 @@ class Runner:
 
     def run(self) -> str:
         """Drive the session to its end; returns the session_end reason."""
+        with self._ilock:  # interrupts delivered before a restart are not news
+            self._delivered.update(self.inbox.delivered_ids())
         watcher = InboxWatcher(self.paths.inbox, self._on_interrupt).start()
         reason, detail = "error", None
         try:
@@ -391,7 +394,6 @@ class Runner:
     # -- the inbox -------------------------------------------------------------------------------
 
     def _deliver_inbox(self) -> None:
-        delivered = []
         for msg in self.inbox.pending():
             extra: dict = {}
             control = parse_control(msg.text)
@@ -408,9 +410,8 @@ class Runner:
             with self._ilock:
                 self._delivered.add(msg.id)
             self.inbox.acknowledge(self._ack_writer, msg, **extra)
-            delivered.append(msg.id)
         with self._ilock:
-            self._pending_interrupts.difference_update(delivered)
+            self._pending_interrupts.difference_update(self.inbox.delivered_ids())
             if not self._pending_interrupts and not self._stop_reason:
                 self.cancel.clear()
                 self._cancelled_something = False
@@ -598,9 +599,7 @@ class Runner:
             raise ToolInputError(f"{os.path.relpath(target, self.paths.workspace)}: no such file")
         only = inp.get("only") if isinstance(inp.get("only"), str) and inp.get("only") else None
         quick = bool(inp.get("quick"))
-        from evaluator.errors import EvaluatorError
-
-        try:
+        try:  # a bad `only` regex, or one that matches no scenario
             outcome = self.evals.run(target, quick=quick, only=only, cancel=self.cancel, call_id=call_id)
         except EvaluatorError as exc:
             raise ToolInputError(str(exc)) from None
@@ -628,6 +627,8 @@ class Runner:
             if outcome.interrupted:
                 return None
             if outcome.report is None:
+                if isinstance(outcome.exception, DeviceUnavailable):
+                    raise outcome.exception  # no evaluation can ever succeed here: end the session
                 reason = outcome.error or "the evaluation failed"
                 self.emit("stop_check", goal_met=False, reasons=[reason], blocked=True, goal=self.goal,
                           feedback=f"[Stop check] The runner could not evaluate the candidate: {reason}. "

@@ -24,7 +24,6 @@ class InboxWatcher:
         self._reader = LogReader(self.path)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.new_message = threading.Event()  # set on any new line; the runner clears it
 
     def start(self) -> "InboxWatcher":
         self._thread = threading.Thread(target=self._run, name="inbox-watcher", daemon=True)
@@ -46,7 +45,6 @@ class InboxWatcher:
             if size != last_size:
                 last_size = size
                 for line in self._reader.read().events:
-                    self.new_message.set()
                     if line.get("kind") == "interrupt" and line.get("id"):
                         try:
                             self.on_interrupt(str(line["id"]))

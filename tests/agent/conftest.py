@@ -63,6 +63,19 @@ def make_runner(task: str, session_dir: Path, **settings):
                          secrets=secret_values(extra=client_secrets(client)), session_dir=session_dir)
 
 
+def resume_runner(session_dir: Path, **settings):
+    """`--resume` in this process."""
+    from agent.config import load_config
+    from agent.model import ModelClient, client_secrets, make_client
+    from agent.runner import Runner
+    from agent.secrets import secret_values
+
+    config = load_config(None, **{**FAST, **settings})
+    client = make_client(config)
+    return Runner.resume(session_dir, config=config, model=ModelClient(client, config),
+                         secrets=secret_values(extra=client_secrets(client)))
+
+
 def run_in_thread(runner) -> tuple[threading.Thread, dict]:
     box: dict = {}
     t = threading.Thread(target=lambda: box.setdefault("reason", runner.run()), daemon=True)
@@ -130,5 +143,6 @@ def write_config(path: Path, **settings) -> Path:
 
 
 def kernelseek(args: list[str], env: dict, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "console", *args], env=env, cwd=str(REPO),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    """The real `kernelseek` command line as a child process (stdout and stderr piped)."""
+    kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **kw}
+    return subprocess.Popen([sys.executable, "-m", "console", *args], env=env, cwd=str(REPO), **kw)

@@ -5,7 +5,7 @@ import os
 import time
 import uuid
 
-from conftest import make_runner, of_type, events, run_in_thread, wait_for_event
+from conftest import events, make_runner, of_type, resume_runner, run_in_thread, wait_for_event
 from fake_anthropic import Reply, text, tool
 from sessions.inbox import Inbox
 
@@ -125,3 +125,53 @@ def _processes_with(marker: str) -> list[int]:
         except OSError:
             pass
     return found
+
+
+def test_an_interrupt_cancels_a_running_evaluation(fake, tmp_path):
+    server = fake([Reply(tool("evaluate")), Reply(tool("bash", command="true"))])
+    # the full scenario set with a long timing budget: many seconds unless cancelled
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2, eval_time_budget_s=5.0, eval_min_pairs=50)
+    thread, box = run_in_thread(runner)
+    wait_for_event(tmp_path / "s", lambda e: e["type"] == "eval_progress" and e.get("phase") == "timing", timeout=60)
+    t0 = time.monotonic()
+    Inbox(tmp_path / "s").post("Hold on.", kind="interrupt")
+    result = wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_result", timeout=10)
+    assert time.monotonic() - t0 < 2.0
+    thread.join(30)
+    assert result["interrupted"] is True and "interrupted" in result["output"]
+    (ev,) = of_type(events(tmp_path / "s"), "eval_result")
+    assert ev["interrupted"] is True and not ev.get("report")
+    assert not _evaluator_children()
+    assert len(server.requests) == 2
+
+
+def _evaluator_children() -> list[int]:
+    me, found = os.getpid(), []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == me and b"evaluator" in cmd:
+            found.append(int(pid))
+    return found
+
+
+def test_an_interrupt_delivered_before_a_restart_does_not_fire_again(fake, tmp_path):
+    fake([Reply(tool("bash", command="sleep 30")), Reply(tool("bash", command="true"))])
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2)
+    thread, _ = run_in_thread(runner)
+    wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_call")
+    Inbox(tmp_path / "s").post("Stop that.", kind="interrupt")
+    thread.join(30)
+    fake([Reply(tool("bash", command="sleep 0.5; echo fine")), Reply(tool("bash", command="true"))])
+    thread, box = run_in_thread(resume_runner(tmp_path / "s", max_turns=4))
+    thread.join(30)
+    assert box.get("reason") == "max_turns"
+    results = of_type(events(tmp_path / "s"), "tool_result")
+    assert results[0]["interrupted"] is True
+    assert results[2]["output"] == "fine\n" and results[2]["interrupted"] is False
+    assert len(of_type(events(tmp_path / "s"), "human_message")) == 1
