@@ -3,7 +3,9 @@
 The CI of the median of n samples comes from order statistics: with X sorted, [X(j), X(n+1-j)]
 covers the population median with probability 1 - 2 P(Bin(n, 1/2) < j). j is chosen exactly for
 n <= 200 and by the normal approximation above. No assumption about the distribution is made,
-which matters for timing samples (skewed, with outliers).
+which matters for timing samples (skewed, with outliers). That interval assumes independent
+samples; timing noise often drifts (clocks, other work), so `timing_ci` also takes the interval of
+the medians of consecutive batches (batch means, with Student's t) and reports the union of both.
 """
 from __future__ import annotations
 
@@ -59,6 +61,33 @@ def median_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float,
     if ranks is None:
         return xs[0], xs[-1]
     return xs[ranks[0] - 1], xs[ranks[1] - 1]
+
+
+# two-sided 97.5% quantiles of Student's t by degrees of freedom (batches - 1)
+_T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201}
+
+
+def batch_median_ci(values: Sequence[float], batches: int = 8) -> tuple[float, float] | None:
+    """95% CI from the medians of `batches` consecutive batches (None for fewer than 5 per batch)."""
+    n = len(values)
+    if batches < 4 or n < 5 * batches:
+        return None
+    size = n // batches
+    meds = [median(values[i * size:(i + 1) * size]) for i in range(batches)]
+    center = sum(meds) / batches
+    sd = math.sqrt(sum((m - center) ** 2 for m in meds) / (batches - 1))
+    half = _T975.get(batches - 1, 1.96) * sd / math.sqrt(batches)
+    return center - half, center + half
+
+
+def timing_ci(values: Sequence[float]) -> tuple[float, float]:
+    """The order-statistics CI of the median, widened to cover the batch-median CI when samples
+    drift over time (values in the order they were taken)."""
+    lo, hi = median_ci(values)
+    batched = batch_median_ci(values)
+    if batched is not None:
+        lo, hi = min(lo, batched[0]), max(hi, batched[1])
+    return lo, hi
 
 
 def relative_half_width(lo: float, hi: float, center: float) -> float:

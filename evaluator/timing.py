@@ -4,7 +4,7 @@ Contestant 0 is the candidate, 1 the seed, 2.. optional upstream baselines. A ro
 once, on one of the rotating buffer sets, in an order rotated every round (AB, BA, ... for two),
 so neither kernel always runs first. The backend times each call (events or the CPU clock) with a
 cache flush before it. The per-round ratio t_seed / t_cand is what is summarised: its median and
-the distribution-free 95% CI of that median (evaluator.stats). Rounds run in batches; after
+the distribution-free 95% CI of that median, widened when the samples drift (evaluator.stats). Rounds run in batches; after
 `min_pairs` the loop stops when the CI half-width is <= target_ci of the median, the budget is
 spent, or `max_pairs` is reached.
 """
@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from evaluator.stats import compare, median, median_ci, relative_half_width
+from evaluator.stats import compare, median, relative_half_width, timing_ci
 
 Plan = list[tuple[int, list[int]]]  # per round: (buffer set, contestant call order)
 RunRounds = Callable[[Plan], list[list[float]]]  # per round: milliseconds per contestant index
@@ -82,12 +82,12 @@ def adaptive_ab(
         if n < floor and not (elapsed > budget_s and n >= min(5, floor)):
             continue
         ratios = [t[1] / t[0] for t in times if t[0] > 0]
-        lo, hi = median_ci(ratios)
+        lo, hi = timing_ci(ratios)
         if relative_half_width(lo, hi, median(ratios)) <= target_ci or elapsed >= budget_s:
             break
     ratios = [t[1] / t[0] for t in times if t[0] > 0]
     center = median(ratios)
-    lo, hi = median_ci(ratios)
+    lo, hi = timing_ci(ratios)
     flags = []
     if compare(lo, hi) == "ambiguous":
         flags.append("ambiguous")

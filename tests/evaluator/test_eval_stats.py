@@ -98,3 +98,35 @@ def test_budget_ends_a_noisy_loop_and_says_so():
     r = adaptive_ab(_fake_runner(1.0, 1.0, 0.5, rng), 2, 2, budget_s=1.0, target_ci=0.001,
                     min_pairs=10, max_pairs=100000, clock=ticks)
     assert "noisy" in r.flags and r.pairs >= 10
+
+
+def test_drifting_samples_widen_the_interval_to_stay_honest():
+    from evaluator.stats import timing_ci
+
+    rng = np.random.default_rng(11)
+    trials, plain_hits, robust_hits = 400, 0, 0
+    for _ in range(trials):
+        # ratios whose noise drifts slowly (AR(1), as clocks and background load do); true median 1
+        e, xs = 0.0, []
+        for _ in range(160):
+            e = 0.95 * e + rng.normal(0, 0.01)
+            xs.append(math.exp(e))
+        lo, hi = median_ci(xs)
+        plain_hits += lo <= 1.0 <= hi
+        lo, hi = timing_ci(xs)
+        robust_hits += lo <= 1.0 <= hi
+    assert plain_hits / trials < 0.7  # the i.i.d. interval is far too narrow here ...
+    assert robust_hits / trials > plain_hits / trials + 0.15  # ... the batch interval recovers much of it
+
+
+def test_independent_samples_keep_the_order_statistics_interval():
+    from evaluator.stats import timing_ci
+
+    rng = np.random.default_rng(12)
+    widths = []
+    for _ in range(200):
+        xs = list(rng.lognormal(0, 0.02, 200))
+        lo, hi = median_ci(xs)
+        rlo, rhi = timing_ci(xs)
+        widths.append((rhi - rlo) / (hi - lo))
+    assert float(np.median(widths)) < 1.6  # little cost when nothing drifts
