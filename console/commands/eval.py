@@ -105,8 +105,9 @@ def _print_report(console: Any, report: Any) -> None:
     rows = sorted(report.scenarios, key=lambda s: s.sort_key)
     if rows:
         table = Table(title=f"{report.task} · eval seed {report.eval_seed}", title_justify="left")
+        wide = console.width >= 110  # the rate column only where the flags still have room
         table.add_column("scenario", no_wrap=True)
-        for name in ("seed ms", "cand ms", "ratio", "95% CI", "rate"):
+        for name in ("seed ms", "cand ms", "ratio", "95% CI") + (("rate",) if wide else ()):
             table.add_column(name, justify="right", no_wrap=True)
         table.add_column("flags / failure", overflow="fold")
         for s in rows:
@@ -116,7 +117,7 @@ def _print_report(console: Any, report: Any) -> None:
             table.add_row(
                 s.name if s.correct else f"[red]{s.name}[/red]", _f(s.seed_ms, ".4g"), _f(s.cand_ms, ".4g"),
                 f"[{verdict}]{ratio}[/{verdict}]" if verdict else ratio,
-                f"{s.ci[0]:.3g}-{s.ci[1]:.3g}" if s.ci else "", rate,
+                f"{s.ci[0]:.3f}-{s.ci[1]:.3f}" if s.ci else "", *((rate,) if wide else ()),
                 f"[red]{s.failure}[/red]" if not s.correct else " ".join(s.flags),
             )
         console.print(table)
