@@ -5,7 +5,7 @@ the `decision_point` fields to log, with the ranked bank suggestions attached (r
 the task's arch and capabilities from session_start, and what was already asked from the
 human_message events). `Autopilot` keeps the latest decision point that has suggestions; at a
 turn boundary, once its grace period has passed and no human has written since it fired, it
-names the top-ranked question not yet asked in this session. The runner posts it to the inbox
+names the top-ranked question for its kind not yet asked in this session. The runner posts it to the inbox
 (source `autopilot`), so it travels the same path as a human's message: delivered at the
 boundary, acknowledged by a `human_message` event.
 """
@@ -62,9 +62,14 @@ class Detection:
         for ev in events:
             self.feed(ev)
 
-    def not_asked(self, bank_id: str) -> bool:
-        item = self.bank.get(bank_id) if self.bank is not None else None
-        return item is not None and not self.context.was_asked(item)
+    def top_unasked(self, kind: str) -> dict | None:
+        """The best bank question for a decision-point kind not yet asked in this session."""
+        if self.detectors is None:
+            return None
+        from questions.ranking import rank
+
+        top = rank(kind, self.bank, self.context, include_asked=False, limit=1)
+        return {"id": top[0].id, "text": top[0].text} if top else None
 
 
 @dataclass
@@ -73,7 +78,6 @@ class PendingQuestion:
     dp_t: float
     kind: str
     evidence: str
-    suggestions: list[dict]
 
 
 class Autopilot:
@@ -85,8 +89,7 @@ class Autopilot:
     def note(self, ev: dict) -> None:
         """Follow the log: remember the newest decision point; a human's message answers it."""
         if ev.get("type") == "decision_point" and ev.get("suggestions"):
-            self.pending = PendingQuestion(ev["seq"], ev["t"], ev.get("kind", ""), ev.get("evidence", ""),
-                                           list(ev["suggestions"]))
+            self.pending = PendingQuestion(ev["seq"], ev["t"], ev.get("kind", ""), ev.get("evidence", ""))
         elif ev.get("type") == "human_message" and ev.get("source") != "autopilot" and self.pending:
             if (ev.get("posted_t") or ev.get("t") or 0) >= self.pending.dp_t:
                 self.pending = None
@@ -102,8 +105,8 @@ class Autopilot:
         if (now if now is not None else time.time()) < p.dp_t + self.grace_s:
             return None
         self.pending = None
-        for s in p.suggestions:
-            if self.detection.not_asked(s.get("id")):
-                return {"text": s["text"], "bank_id": s["id"], "decision_point": p.dp_seq,
-                        "kind": p.kind, "evidence": p.evidence}
-        return None
+        top = self.detection.top_unasked(p.kind)
+        if top is None:
+            return None
+        return {"text": top["text"], "bank_id": top["id"], "decision_point": p.dp_seq, "kind": p.kind,
+                "evidence": p.evidence}

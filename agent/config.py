@@ -212,5 +212,12 @@ def check_config(cfg: AgentConfig) -> None:
             raise ConfigError(f"thinking: a budget must be at least 1024 and below max_tokens ({cfg.max_tokens})")
     if cfg.sandbox not in ("auto", "bwrap", "none"):
         raise ConfigError(f"sandbox: expected auto, bwrap or none, got {cfg.sandbox!r}")
+    if cfg.detectors:
+        from questions.detectors import ConfigError as DetectorConfigError, DetectorConfig
+
+        try:
+            DetectorConfig.from_mapping(cfg.detectors)
+        except DetectorConfigError as exc:
+            raise ConfigError(f"detectors: {exc}") from None
     if not 0.1 <= cfg.compact_at <= 0.95:
         raise ConfigError("compact_at: expected a share of the context window between 0.1 and 0.95")

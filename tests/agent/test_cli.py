@@ -146,3 +146,31 @@ def _kill_group_of(marker: str) -> None:
             os.killpg(os.getpgid(int(pid)), signal.SIGKILL)
         except (OSError, ProcessLookupError):
             pass
+
+
+def test_a_detached_runner_outlives_the_process_that_started_it(tmp_path):
+    """What `kernelseek steer` does: spawn, wait for session_start, quit; the session goes on."""
+    session = tmp_path / "s"
+    script = [Reply(tool("bash", command="sleep 1")), Reply(tool("bash", command="true"))]
+    with FakeAnthropic(script) as server:
+        env = cli_env(server, tmp_path / "home")
+        starter = (
+            "import os, sys, json\n"
+            "from agent.launch import run_argv, spawn_runner, wait_until_running\n"
+            f"argv = run_argv('attention-cpu', session={str(session)!r}, max_turns=2, config={str(write_config(tmp_path / 'agent.yaml'))!r})\n"
+            f"proc = spawn_runner(argv, {str(session)!r})\n"
+            f"ev = wait_until_running({str(session)!r}, proc)\n"
+            "print(json.dumps({'type': ev['type'], 'sid': os.getsid(proc.pid), 'my_sid': os.getsid(0)}))\n"
+        )
+        import subprocess
+        import sys
+
+        out = subprocess.run([sys.executable, "-c", starter], env=env, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        started = json.loads(out.stdout)
+        assert started["type"] == "session_start"
+        assert started["sid"] != started["my_sid"]  # its own session: no SIGHUP from the console's terminal
+        # the starter is gone; the runner finishes the session on its own
+        end = wait_for_event(session, lambda e: e["type"] == "session_end", timeout=60)
+    assert end["reason"] == "max_turns"
+    assert (session / "runner.log").exists()
