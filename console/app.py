@@ -59,8 +59,8 @@ class ConsoleApp(App):
         """Replay a foreign transcript (or our own events.jsonl) read by sessions.importers."""
         return cls(transcript_source(path, loader), mode="replay", **kw)
 
-    def on_mount(self) -> None:
-        self.push_screen(self.session_screen())
+    def get_default_screen(self) -> SessionScreen:
+        return self.session_screen()
 
     def session_screen(self) -> SessionScreen:
         return session_screen(self.source, self.mode, clock=self.clock, speed=self.speed,

@@ -68,24 +68,28 @@ class BankSource:
             self.error = clean_line(f"question bank unavailable: {exc}")[:200]
         return self.entries
 
-    def rank(self, decision_event: dict, context: dict, limit: int = 9) -> list[tuple[str, str]] | None:
-        """Live ranking through questions.rank, or None when it is not available."""
+    def rank(self, kind: str, session_events: list[dict], limit: int | None = 9) -> list[tuple[str, str]] | None:
+        """The bank's questions for a decision-point kind, best first, through questions.rank with
+        a context built from the session's events (its start and the messages already sent);
+        None when ranking is not available."""
         rank = _find("rank")
+        make_context = _find("context_from_events")
         if rank is None:
             return None
         self.load()
         if self._bank is None:
             return None
         try:
-            ranked = rank(decision_event, self._bank, context)
-        except Exception:
+            context = make_context(session_events) if make_context else None
+            ranked = rank(kind, self._bank, context)
+        except Exception:  # a ranking bug must not take the console down: no live ranking then
             return None
         out = []
         for item in ranked or []:
             e = entry_of(item)
             if e is not None:
                 out.append((e.id, e.text))
-            if len(out) >= limit:
+            if limit is not None and len(out) >= limit:
                 break
         return out
 

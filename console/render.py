@@ -16,13 +16,15 @@ import math
 from collections.abc import Mapping
 
 from rich.console import Console, Group, RenderableType
+from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
 
 from console.evals import ReportCache, ScenarioRow
-from console.model import (DECISION, END, ERROR, EVAL, HUMAN, MULTILINE_CAP, OTHER, START, STOP,
-                           STREAM, TEXT, THINKING, TOOL, Row, SessionModel)
+from console.model import (COMPACTION, DECISION, END, ERROR, EVAL, HUMAN, MULTILINE_CAP, OTHER,
+                           START, STOP, STREAM, TEXT, THINKING, TOOL, Row, SessionModel)
 from console.safe_text import clean, clean_line, safe_text
 
 Styles = Mapping[str, Style]
@@ -30,7 +32,7 @@ NO_STYLE = Style()
 _CONSOLE = Console(width=200, color_system=None, force_terminal=False)  # measures for Text.wrap
 
 ICONS = {START: "●", TEXT: " ", STREAM: " ", THINKING: "∴", TOOL: "▸", EVAL: "◈", DECISION: "◆",
-         HUMAN: "✉", STOP: "■", ERROR: "✗", END: "■", OTHER: "·"}
+         HUMAN: "✉", STOP: "■", ERROR: "✗", END: "■", OTHER: "·", COMPACTION: "≋"}
 STATUS_MARK = {"ok": "✓", "error": "✗", "": "…", "running": "…", "pass": "✓", "fail": "✗", "goal": "★"}
 OUTPUT_MAX_LINES = 400
 GUTTER_MIN_WIDTH = 110  # at this width and above, rows carry their elapsed time on the left
@@ -69,13 +71,65 @@ def collapsed_height(row: Row, width: int) -> int:
     return max(1, min(cap, math.ceil(n / avail)))
 
 
-def _prefix(row: Row, width: int, started: float | None, styles: Styles, icon: str | None = None) -> Text:
-    text = Text(end="")
+Piece = tuple[str, Style]
+
+
+def _prefix_pieces(row: Row, width: int, started: float | None, styles: Styles,
+                   icon: str | None = None) -> list[Piece]:
+    out: list[Piece] = []
     if gutter_width(width):
-        text.append(f"{elapsed_text(row.t - started if started is not None else None):>8} ",
-                    styles.get("time", NO_STYLE))
-    text.append((icon or ICONS.get(row.kind, "·")) + " ", styles.get(f"icon-{row.kind}", NO_STYLE))
-    return text
+        out.append((f"{elapsed_text(row.t - started if started is not None else None):>8} ",
+                    styles.get("time", NO_STYLE)))
+    if row.sub:  # a subagent's step, marked in the margin
+        out.append(("┆", styles.get("note", NO_STYLE)))
+    out.append(((icon or ICONS.get(row.kind, "·")) + " ", styles.get(f"icon-{row.kind}", NO_STYLE)))
+    return out
+
+
+def _prefix(row: Row, width: int, started: float | None, styles: Styles, icon: str | None = None) -> Text:
+    return Text.assemble(*_prefix_pieces(row, width, started, styles, icon), end="")
+
+
+def _expand_icon(row: Row, expanded: bool) -> str | None:
+    single = (TOOL, EVAL, DECISION, OTHER, ERROR, STOP, START, END, THINKING, COMPACTION)
+    return "▾" if expanded and row.kind in single else None
+
+
+def line_pieces(row: Row, width: int, started: float | None, styles: Styles,
+                expanded: bool = False) -> tuple[list[Piece], list[Piece]]:
+    """A one-line row as (left, right) pieces of text and style: the left is cut to make room
+    for the right, which ends at the last column."""
+    kind = row.kind
+    left = _prefix_pieces(row, width, started, styles, _expand_icon(row, expanded))
+    right: list[Piece] = []
+    get = styles.get
+    if kind == TOOL:
+        name, _, args = row.title.partition(" ")
+        left.append((name, get("tool-name", NO_STYLE)))
+        if args:
+            left.append((" " + args, get("tool-args", NO_STYLE)))
+        status = row.status or ""
+        if row.note:
+            right.append((f" {row.note}", get("note", NO_STYLE)))
+        right.append((f" {STATUS_MARK.get(status, '?')}", get(f"status-{status or 'running'}", NO_STYLE)))
+    elif kind == EVAL:
+        left.append((row.title, get(f"eval-{row.status}", NO_STYLE)))
+        if row.status == "running" and row.note:
+            right.append((f" {row.note}", get("note", NO_STYLE)))
+        right.append((f" {STATUS_MARK.get(row.status, '?')}", get(f"eval-{row.status}", NO_STYLE)))
+    elif kind in (THINKING, COMPACTION):
+        left.append((row.title, get("thinking", NO_STYLE)))
+    elif kind == START:
+        left.append(("session " + row.title, get("start", NO_STYLE)))
+        if row.note:
+            right.append((f" {row.note}", get("note", NO_STYLE)))
+    elif kind == STOP:
+        left.append((row.title, get(f"status-{row.status}", NO_STYLE)))
+    elif kind in (ERROR, END):
+        left.append((row.title, get(kind, NO_STYLE)))
+    else:
+        left.append((row.title, get("other", NO_STYLE)))
+    return left, right
 
 
 def _fit(left: Text, right: Text, width: int) -> Text:
@@ -91,49 +145,49 @@ def _fit(left: Text, right: Text, width: int) -> Text:
     return left
 
 
+def fit_segments(left: list[Piece], right: list[Piece], width: int, base: Style) -> list[Segment] | None:
+    """The same line as `_fit` makes, straight to segments on the `base` style (the transcript's
+    fast path: a screenful of new rows is drawn on every page and every jump). None when some
+    character is not one cell wide (wide or combining: then Rich does the cutting)."""
+    n_right = 0
+    for text, _ in right:
+        if not _one_cell_each(text):
+            return None
+        n_right += len(text)
+    room = width - n_right
+    if room < 4:
+        right, room = [], width
+    out: list[Segment] = []
+    used = 0
+    for text, style in left:
+        if used >= room:
+            break
+        if not _one_cell_each(text):
+            return None
+        if used + len(text) > room:
+            text = text[:max(0, room - used - 1)] + "…"
+        out.append(Segment(text, base + style))
+        used += len(text)
+    if used < room:
+        out.append(Segment(" " * (room - used), base))
+    for text, style in right:
+        out.append(Segment(text, base + style))
+    return out
+
+
+def _one_cell_each(text: str) -> bool:
+    return text.isascii() or cell_len(text) == len(text)
+
+
 def collapsed_lines(row: Row, width: int, started: float | None, styles: Styles,
                     expanded: bool = False) -> list[Text]:
     """The row as it sits in the list: one line, or up to a few for prose (exactly
     `collapsed_height(row, width)` lines)."""
-    kind = row.kind
-    icon = None
-    if expanded and kind in (TOOL, EVAL, DECISION, OTHER, ERROR, STOP, START, END, THINKING):
-        icon = "▾"
-    head = _prefix(row, width, started, styles, icon)
-    indent = head.cell_len
-    if kind in MULTILINE_CAP:
-        return _prose_lines(row, width, head, indent, styles)
-    right = Text(end="")
-    body = Text(end="")
-    if kind == TOOL:
-        name, _, args = row.title.partition(" ")
-        body.append(name, styles.get("tool-name", NO_STYLE))
-        if args:
-            body.append(" " + args, styles.get("tool-args", NO_STYLE))
-        status = row.status or ""
-        if row.note:
-            right.append(f" {row.note}", styles.get("note", NO_STYLE))
-        right.append(f" {STATUS_MARK.get(status, '?')}", styles.get(f"status-{status or 'running'}", NO_STYLE))
-    elif kind == EVAL:
-        body.append(row.title, styles.get(f"eval-{row.status}", NO_STYLE))
-        if row.status == "running" and row.note:
-            right.append(f" {row.note}", styles.get("note", NO_STYLE))
-        right.append(f" {STATUS_MARK.get(row.status, '?')}", styles.get(f"eval-{row.status}", NO_STYLE))
-    elif kind == THINKING:
-        body.append(row.title, styles.get("thinking", NO_STYLE))
-    elif kind == START:
-        body.append("session ", styles.get("start", NO_STYLE))
-        body.append(row.title, styles.get("start", NO_STYLE))
-        if row.note:
-            right.append(f" {row.note}", styles.get("note", NO_STYLE))
-    elif kind == STOP:
-        body.append(row.title, styles.get(f"status-{row.status}", NO_STYLE))
-    elif kind in (ERROR, END):
-        body.append(row.title, styles.get(kind, NO_STYLE))
-    else:
-        body.append(row.title, styles.get("other", NO_STYLE))
-    head.append_text(body)
-    return [_fit(head, right, width)]
+    if row.kind in MULTILINE_CAP:
+        head = _prefix(row, width, started, styles)
+        return _prose_lines(row, width, head, head.cell_len, styles)
+    left, right = line_pieces(row, width, started, styles, expanded)
+    return [_fit(Text.assemble(*left, end=""), Text.assemble(*right, end=""), width)]
 
 
 def _prose_lines(row: Row, width: int, head: Text, indent: int, styles: Styles) -> list[Text]:
@@ -365,7 +419,7 @@ def expanded_body(row: Row, model: SessionModel, styles: Styles, reports: Report
     if kind in (START, OTHER, ERROR, STOP, END):
         ev = dict(store.get(row.ei))
         return _syntax(json.dumps(ev, indent=2, ensure_ascii=False, default=str), "json")
-    if kind == THINKING:
+    if kind in (THINKING, COMPACTION):
         return Text(clean(store.get(row.ei).get("text") or ""), styles.get("thinking", NO_STYLE))
     return None
 

@@ -254,14 +254,18 @@ class SessionScreen(Screen):
         self.view_state = state
 
     def _suggestions_for(self, d) -> tuple:
+        """The decision point's own ranked suggestions, else the bank ranked live for its kind."""
         if d is None:
             return ()
         if d.suggestions:
             return tuple((s.get("id"), s.get("text")) for s in d.suggestions[:9])
-        context = {"session": self.source.label, "task": self.model.start.get("task"),
-                   "arch": self.model.start.get("device")}
-        ranked = self.bank.rank(self.model.store.get(d.ei), context)
-        return tuple(ranked or ())
+        return tuple(self.bank.rank(d.kind, self._rank_events()) or ())
+
+    def _rank_events(self) -> list[dict]:
+        """What ranking needs of the session: its start and the messages already sent."""
+        asked = [{"type": "human_message", "text": h.text, "bank_id": h.bank_id}
+                 for h in self.model.humans]
+        return [self.model.start, *asked] if self.model.start else asked
 
     def _live_tick(self) -> None:
         if self._inbox_poll:
@@ -465,6 +469,9 @@ class SessionScreen(Screen):
         entries = self.bank.load()
         state = self.view_state
         kind = state.decision.kind if state and state.decision else None
+        if kind:  # the open decision point's kind: the bank's best questions for it first
+            order = {bank_id: i for i, (bank_id, _) in enumerate(self.bank.rank(kind, self._rank_events(), None) or ())}
+            entries = sorted(entries, key=lambda e: order.get(e.id, len(order)))
 
         def chosen(entry) -> None:
             if entry is not None and self.mode == "live":

@@ -32,9 +32,11 @@ class QuestionDock(PartStyles, Widget):
         for p in s.posted[-3:]:
             src = p.source + (f" {clean_line(p.bank_id)}" if p.bank_id else "")
             who = "" if p.mine else " (another console)"
-            out.append(f" → sent [{src}]{who} ", self.part("sent"))
-            out.append(_cut(clean_line(p.text), max(10, width - 60 - len(src))), self.part("question"))
-            out.append("  ⧗ waiting for the runner to deliver it\n", self.part("waiting"))
+            head = f" → sent [{src}]{who} "
+            tail = "  ⧗ waiting for the runner" if width >= 70 else "  ⧗ waiting"
+            out.append(head, self.part("sent"))
+            out.append(_cut(clean_line(p.text), width - len(head) - len(tail)), self.part("question"))
+            out.append(tail + "\n", self.part("waiting"))
 
     def max_questions(self) -> int:
         height = self.app.size.height if self.app else 24

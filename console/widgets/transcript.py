@@ -232,8 +232,15 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
             lines = render.expanded_prose(row, self.model, width, started, styles)
             strips = [self._line_strip(t, width, console, base) for t in lines]
         else:
-            lines = render.collapsed_lines(row, width, started, styles, expanded)
-            strips = [self._line_strip(t, width, console, base) for t in lines]
+            segments = None
+            if row.kind not in MULTILINE_CAP and not self.search:
+                left, right = render.line_pieces(row, width, started, styles, expanded)
+                segments = render.fit_segments(left, right, width, base)
+            if segments is not None:
+                strips = [Strip(segments, width)]
+            else:
+                lines = render.collapsed_lines(row, width, started, styles, expanded)
+                strips = [self._line_strip(t, width, console, base) for t in lines]
             if expanded:
                 body = render.expanded_body(row, self.model, styles, self.reports, self.goal)
                 if body is not None:

@@ -71,3 +71,29 @@ def test_edits_show_as_diffs_and_writes_as_code():
     console.print(view)
     assert "__global__" in console.export_text()
     assert isinstance(tool_input_view({"command": "make"}, {}), Syntax)
+
+
+def test_the_fast_line_path_draws_what_the_rich_path_draws():
+    from rich.style import Style
+
+    from console.render import fit_segments, line_pieces
+    from console.synthetic import synthetic_events
+
+    events = list(synthetic_events(120))
+    m = SessionModel(MemoryEventStore(events))
+    m.add(events)
+    wide = next(r for r in m.rows if r.kind == "tool")
+    wide.title = "run 日本語 wide"  # wide characters take Rich's path
+    checked = skipped = 0
+    for width in (30, 80, 125):
+        for row in m.rows:
+            if row.kind in ("text", "decision", "human", "stream"):
+                continue
+            segments = fit_segments(*line_pieces(row, width, 1.0, {}), width, Style())
+            if segments is None:
+                assert row is wide
+                skipped += 1
+                continue
+            assert "".join(s.text for s in segments) == collapsed_lines(row, width, 1.0, {})[0].plain
+            checked += 1
+    assert checked > 100 and skipped == 3
