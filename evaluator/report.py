@@ -59,6 +59,17 @@ class ScenarioResult:
         return (2, self.ratio)
 
 
+def _compact(s: ScenarioResult) -> dict[str, Any]:
+    row: dict[str, Any] = {"name": s.name, "correct": s.correct, "ratio": _round(s.ratio)}
+    if s.pct_peak is not None:
+        row["pct_peak"] = _round(s.pct_peak)
+    if s.flags:
+        row["flags"] = list(s.flags)
+    if s.failure:
+        row["failure"] = s.failure[:160]
+    return row
+
+
 @dataclass
 class EvalReport:
     task: str
@@ -218,6 +229,9 @@ class EvalReport:
             "violations": [_violation_text(v) for v in self.violations],
             "candidate_sha256": self.candidate.get("sha256"), "eval_seed": self.eval_seed,
             "error": self.error,
+            # compact per-scenario figures: the detectors (per-scenario jumps and drops, above
+            # roofline) and the console's table work from the event without opening the report
+            "scenarios": [_compact(s) for s in self.scenarios],
         })
 
     def text_table(self, limit: int | None = None) -> str:

@@ -124,7 +124,10 @@ def test_json_round_trip_summary_and_table():
     summary = r.summary()
     assert set(summary) == {"geomean", "all_correct", "passed", "total", "min_ratio", "fast_1", "goal_met",
                             "reasons", "flags", "failing", "build_ok", "violations", "candidate_sha256",
-                            "eval_seed", "error"}
+                            "eval_seed", "error", "scenarios"}
+    rows = {row["name"]: row for row in summary["scenarios"]}
+    assert set(rows) == {"fast", "slow", "bad"} and rows["bad"]["correct"] is False
+    assert rows["fast"]["ratio"] == pytest.approx(r.scenarios[[s.name for s in r.scenarios].index("fast")].ratio, abs=1e-4)
     assert summary["failing"] == ["bad"] and summary["flags"] == ["noisy"] and summary["eval_seed"] == 42
     lines = r.text_table().splitlines()
     order = [line.split()[0] for line in lines if line.split() and line.split()[0] in ("fast", "slow", "bad")]
