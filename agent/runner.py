@@ -265,7 +265,6 @@ class Runner:
             self._tell(ev)
             for dp_fields in self.detection.feed(ev):
                 dp = self.emit("decision_point", **dp_fields)
-                self._last_dp = dp
                 if self.autopilot is not None:
                     self.autopilot.note(dp)
             if self.autopilot is not None and type == "human_message":
@@ -317,6 +316,8 @@ class Runner:
         reason, detail = "error", None
         try:
             reason = self._loop()
+        except KeyboardInterrupt:  # a second Ctrl-C: stop now, still with a session_end
+            reason = "stopped"
         except ModelError as exc:
             detail = str(exc)
             self.emit("error", message=f"model request failed: {exc}", where="model", fatal=True,
@@ -467,7 +468,9 @@ class Runner:
         if plan is not None:
             upto, level, before, after = plan
             self.emit("compaction", upto=upto, level=level, before_tokens=before, after_tokens=after,
-                      context_window=c.context_window)
+                      context_window=c.context_window, trigger="auto", pre_tokens=before,
+                      text=f"old tool outputs shortened in messages before #{upto} (level {level}): "
+                           f"about {before:,} -> {after:,} tokens")
             self._last_prompt_tokens = 0
 
     def _model_turn(self) -> TurnResult:
@@ -506,7 +509,8 @@ class Runner:
         self._deltas.buf.clear()
 
     def text_delta(self, index: int, text: str, kind: str) -> None:
-        self._deltas.add(index, text, kind)
+        if kind == "text":  # thinking arrives whole: live views key streams by block and close them on text
+            self._deltas.add(index, text, kind)
 
     def tick(self) -> None:
         self._flush_deltas()
