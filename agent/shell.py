@@ -7,8 +7,9 @@ killed: SIGTERM, then SIGKILL a moment later. Whatever the command left running 
 when it returns is killed too. The output the agent sees keeps its head and its tail.
 
 Where `bwrap` (bubblewrap) is on PATH the command is confined: the file system is read-only
-except the workspace and a private /tmp, devices stay reachable (GPU tasks), the network is
-unshared when the kernel allows it, and the sandbox dies with the runner.
+except the workspace and a private /tmp, credential stores in the home directory (~/.ssh,
+~/.aws, the Anthropic config, ...) are hidden, devices stay reachable (GPU tasks), the network
+is unshared when the kernel allows it, and the sandbox dies with the runner.
 """
 from __future__ import annotations
 
@@ -81,6 +82,16 @@ def kill_group(pgid: int, grace_s: float = KILL_GRACE_S) -> None:
         pass
 
 
+_CREDENTIAL_PATHS = (".config/anthropic", ".anthropic", ".ssh", ".aws", ".config/gcloud", ".azure", ".docker",
+                     ".kube", ".netrc", ".git-credentials", ".pgpass", ".config/gh")
+
+
+def credential_paths(home: Path | None = None) -> list[Path]:
+    """Credential stores under the home directory that exist (the sandbox hides them)."""
+    home = home or Path.home()
+    return [home / p for p in _CREDENTIAL_PATHS if (home / p).exists() and not (home / p).is_symlink()]
+
+
 class Sandbox:
     """How commands are confined: bubblewrap when available (probed once), else not at all."""
 
@@ -94,7 +105,10 @@ class Sandbox:
 
     def _base(self, workspace: str, unshare_net: bool) -> list[str]:
         args = ["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp", "--bind", workspace, workspace, "--unshare-pid", "--die-with-parent"]
+                "--tmpfs", "/tmp"]
+        for hidden in credential_paths():  # empty in the sandbox
+            args += ["--tmpfs", str(hidden)] if hidden.is_dir() else ["--dev-bind", "/dev/null", str(hidden)]
+        args += ["--bind", workspace, workspace, "--unshare-pid", "--die-with-parent"]
         if unshare_net:
             args.append("--unshare-net")
         return args + ["--chdir", workspace]

@@ -26,7 +26,20 @@ Scripting::
 A responder is a `Response` or a callable `(RecordedRequest) -> Response`; they are used in
 order, one per request. `FakeAnthropic(handler=fn)` uses one function for every request instead
 (a scripted model that decides from the conversation, e.g. to edit the kernel of the task in the
-prompt). When the script runs out the server answers 400 and notes it in `server.problems`.
+prompt); `by_step(...)` makes one from steps indexed by the model turn, so that a retried request
+is answered the same way. When the script runs out the server answers 400 and notes it in
+`server.problems`.
+
+To record a session with a scripted model driving the real runner (e.g. a bundled example)::
+
+    def edit(req):                      # the prompt names the candidate and the entry
+        cand = re.search(r"Your candidate is `([^`]+)`", req.first_user_text).group(1)
+        return Reply(text("Unrolling."), tool("edit_file", path=cand, old_string=..., new_string=...))
+
+    with FakeAnthropic(handler=by_step(Reply(tool("read_file", path="candidate.c")), edit,
+                                       Reply(tool("evaluate", quick=True)), Reply(text("Done.")))) as s:
+        subprocess.run(["kernelseek", "run", "attention-cpu", "--session", out, "--max-turns", "6"],
+                       env={**os.environ, **s.env()})
 
 Run standalone (`python tests/agent/fake_anthropic.py --port 8765`) it serves a tiny built-in
 script, which is handy for poking at the runner by hand.
@@ -168,6 +181,20 @@ class Stall(Response):
 Responder = Response | Callable[["RecordedRequest"], Response]
 
 
+def by_step(*steps: Responder, then: Responder | None = None) -> Callable[["RecordedRequest"], Response]:
+    """A scripted model: the k-th model turn of the conversation (k = the assistant messages the
+    request already holds) is answered by steps[k], a Response or a callable(request); after the
+    last step, `then` (by default an error saying the script is over). Unlike a plain list, it
+    follows the conversation, so retried requests get the same answer again."""
+    def handler(req: "RecordedRequest") -> Response:
+        r = steps[req.step] if req.step < len(steps) else then
+        if r is None:
+            return Error(400, message=f"the scripted model has no step {req.step}")
+        return r(req) if callable(r) else r
+
+    return handler
+
+
 # -- what the runner sent ---------------------------------------------------------------------
 
 @dataclass
@@ -181,6 +208,11 @@ class RecordedRequest:
     @property
     def messages(self) -> list[dict]:
         return self.body.get("messages") or []
+
+    @property
+    def step(self) -> int:
+        """How many model turns the conversation already holds (its assistant messages)."""
+        return sum(1 for m in self.messages if m.get("role") == "assistant")
 
     @property
     def api_key(self) -> str | None:

@@ -74,7 +74,7 @@ def test_an_interrupt_while_the_model_streams_cuts_the_reply(fake, tmp_path):
 
 def test_autopilot_asks_a_bank_question_at_a_planted_stall(fake, tmp_path):
     def model(req):
-        n = sum(1 for m in req.messages if m["role"] == "assistant")
+        n = req.step
         return Reply(tool("bash", command=f"echo step {n}"))
 
     server = fake(handler=model)
@@ -100,7 +100,7 @@ def test_autopilot_leaves_the_question_to_a_human_who_writes_within_the_grace(fa
     holder = {}
 
     def model(req):
-        n = sum(1 for m in req.messages if m["role"] == "assistant")
+        n = req.step
         if n == 4:  # after the stall fired, before its grace ran out
             holder["runner"].inbox.post("Which scenario is slowest?")
         return Reply(tool("bash", command="sleep 0.4"))

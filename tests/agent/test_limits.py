@@ -50,7 +50,7 @@ def test_long_sessions_compact_old_tool_outputs_and_keep_human_messages(fake, tm
     holder = {}
 
     def model(req):
-        n = sum(1 for m in req.messages if m["role"] == "assistant")
+        n = req.step
         if n == 1:
             holder["runner"].inbox.post(question)
         return Reply(tool("bash", command=f"seq {n} 1200"))
@@ -101,12 +101,18 @@ def test_a_closed_stdout_does_not_stop_the_runner(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-def test_bwrap_confines_bash_to_the_workspace(fake, tmp_path):
+def test_bwrap_confines_bash_to_the_workspace(fake, tmp_path, monkeypatch):
     outside = REPO / f"ks-outside-{uuid.uuid4().hex[:8]}.txt"  # the repository is read-only inside
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+    (home / ".netrc").write_text("machine x password y")
+    monkeypatch.setenv("HOME", str(home))
     server = fake([])
     port = server.url.rsplit(":", 1)[1]
     command = (f"echo inside > note.txt && cat note.txt; (echo x > {outside}) 2>/dev/null || echo denied; "
-               f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo network || echo no-network")
+               f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo network || echo no-network; "
+               f"ls {home}/.ssh | wc -l; wc -c < {home}/.netrc")
     server.add(Reply(tool("bash", command=command)), Reply(tool("bash", command="true")))
     runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2, sandbox="bwrap")
     if runner.sandbox.mode != "bwrap":
@@ -118,4 +124,5 @@ def test_bwrap_confines_bash_to_the_workspace(fake, tmp_path):
     out = of_type(events(tmp_path / "s"), "tool_result")[0]["output"].splitlines()
     assert out[:2] == ["inside", "denied"]
     assert out[2] == ("network" if runner.sandbox.network else "no-network")
+    assert out[3:5] == ["0", "0"]  # credential stores are empty inside
     assert (tmp_path / "s" / "workspace" / "note.txt").read_text() == "inside\n"

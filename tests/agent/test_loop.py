@@ -5,27 +5,30 @@ import json
 import re
 
 from conftest import make_runner, of_type, events, strip_cache
-from fake_anthropic import Drop, Error, Reply, Stall, text, thinking, tool
+from fake_anthropic import Drop, Error, Reply, Stall, by_step, text, thinking, tool
 
 
-def kernel_agent(req):
-    """A scripted model that works from the task prompt: reads the candidate, looks for the
-    entry, edits the source (a flags line), evaluates, then checks the workspace."""
+def _task_facts(req) -> tuple[str, str]:
+    """The candidate file and the entry symbol, as the task prompt states them."""
     prompt = req.first_user_text
-    cand = re.search(r"Your candidate is `([^`]+)`", prompt).group(1)
-    entry = re.search(r"exporting `(\w+)`", prompt).group(1)
-    step = sum(1 for m in req.messages if m["role"] == "assistant")
-    flags = "// kernelseek-flags: -fassociative-math -fno-signed-zeros -fno-trapping-math"
-    script = [
-        lambda: Reply(text(f"I'll read {cand} first."), tool("read_file", path=cand)),
-        lambda: Reply(tool("bash", command=f"grep -n '{entry}' {cand} && ls")),
-        lambda: Reply(text("Letting the compiler reassociate the reductions."),
-                      tool("edit_file", path=cand, old_string="#include <math.h>",
-                           new_string=f"{flags}\n#include <math.h>")),
-        lambda: Reply(tool("evaluate", quick=True)),
-        lambda: Reply(tool("bash", command=f"grep -c kernelseek-flags {cand}")),
-    ]
-    return script[step]() if step < len(script) else Reply(tool("bash", command="true"))
+    return (re.search(r"Your candidate is `([^`]+)`", prompt).group(1),
+            re.search(r"exporting `(\w+)`", prompt).group(1))
+
+
+FLAGS = "// kernelseek-flags: -fassociative-math -fno-signed-zeros -fno-trapping-math"
+
+# a scripted model that works from the task prompt: reads the candidate, looks for the entry,
+# edits the source (a flags line), evaluates, then checks the workspace
+kernel_agent = by_step(
+    lambda req: Reply(text(f"I'll read {_task_facts(req)[0]} first."), tool("read_file", path=_task_facts(req)[0])),
+    lambda req: Reply(tool("bash", command="grep -n '{1}' {0} && ls".format(*_task_facts(req)))),
+    lambda req: Reply(text("Letting the compiler reassociate the reductions."),
+                      tool("edit_file", path=_task_facts(req)[0], old_string="#include <math.h>",
+                           new_string=f"{FLAGS}\n#include <math.h>")),
+    Reply(tool("evaluate", quick=True)),
+    lambda req: Reply(tool("bash", command=f"grep -c kernelseek-flags {_task_facts(req)[0]}")),
+    then=Reply(tool("bash", command="true")),
+)
 
 
 def test_full_tool_loop_on_attention_cpu(fake, tmp_path):
