@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import socket
@@ -104,7 +105,11 @@ def _cpu_name() -> str:
 
 
 def task_arch(task) -> str:
-    return "cpu" if task.backend == "cpu" else task.arch.replace("sm_", "sm")
+    """`cpu`, or the GPU generation as the bank tags it: sm_90a -> sm90."""
+    if task.backend == "cpu":
+        return "cpu"
+    m = re.match(r"sm_?(\d+)", task.arch)
+    return f"sm{m.group(1)}" if m else task.arch
 
 
 def task_capabilities(task) -> list[str]:

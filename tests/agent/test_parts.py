@@ -211,3 +211,13 @@ def test_every_event_type_prints_as_one_line():
     for ev in samples:
         line = format_event(ev)
         assert "\n" not in line and ev["type"] in line
+
+
+def test_session_start_names_the_arch_and_capabilities_ranking_filters_on():
+    from agent.runner import task_arch, task_capabilities
+    from evaluator.task import load_task
+
+    cuda = load_task("rmsnorm-cuda")
+    assert task_arch(cuda) == "sm90" and task_arch(load_task("softmax-cpu")) == "cpu"
+    assert "other_implementation" in task_capabilities(cuda)  # its harness times an upstream baseline
+    assert "other_implementation" not in task_capabilities(load_task("softmax-cpu"))
