@@ -48,6 +48,7 @@ AGENT_NAME = "kernelseek"
 RESTARTED_TOOL = ("[not finished: the runner stopped (a crash or a kill) while this tool ran; "
                   "its result is lost. Run it again if you need it.]")
 NOT_RUN = "[not run: the steerer interrupted before this tool call started]"
+CUT_CALL = "[not run: this tool call was cut off at the output limit (max_tokens); send it again, shorter]"
 
 
 class _AckWriter:
@@ -365,7 +366,10 @@ class Runner:
                 self._answer_unfinished(NOT_RUN)
                 continue
             if calls:
-                self._run_tools(calls)
+                # at max_tokens the last call may be cut mid-input (a half-written file): never run it
+                cut = result.stop_reason == "max_tokens"
+                self._run_tools(calls[:-1] if cut else calls)
+                self._answer_unfinished(NOT_RUN if self.cancel.is_set() or not cut else CUT_CALL)
                 continue
             if result.stop_reason == "max_tokens":
                 self.emit("runner_note", text="[Runner] Your reply was cut off at the output limit "
@@ -576,7 +580,6 @@ class Runner:
             self.emit("tool_result", id=call["id"], name=call["name"], output=outcome.output,
                       is_error=outcome.is_error, truncated=outcome.truncated, interrupted=outcome.interrupted,
                       duration_s=round(time.monotonic() - start, 3), **(outcome.extra or {}))
-        self._answer_unfinished(NOT_RUN)
 
     def _tool(self, call: dict) -> ToolOutcome:
         name, inp, ws = call["name"], call.get("input") or {}, self.paths.workspace

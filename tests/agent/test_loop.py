@@ -165,3 +165,15 @@ def test_the_conversation_rebuilt_from_the_log_is_what_was_sent(fake, tmp_path):
     sent = strip_cache(server.requests[-1].messages)
     assert strip_cache(conv.messages)[: len(sent)] == sent
     assert conv.system == server.requests[0].system_text
+
+
+def test_a_tool_call_cut_at_max_tokens_is_not_run(fake, tmp_path):
+    server = fake([Reply(text("Writing the kernel."), tool("bash", command="echo first"),
+                         tool("write_file", path="candidate.c", content="int half"), stop_reason="max_tokens"),
+                   Reply(tool("bash", command="true"))])
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2)
+    runner.run()
+    assert server.problems == []
+    assert "int half" not in (tmp_path / "s" / "workspace" / "candidate.c").read_text()
+    first, cut = server.requests[1].tool_results().values()
+    assert first["text"] == "first\n" and cut["is_error"] and "cut off at the output limit" in cut["text"]
