@@ -51,6 +51,7 @@ class Row:
     ref: int = -1  # index into evals / decisions / humans for those kinds
     version: int = 0  # bumped whenever the row changes (renders are cached by it)
     sub: bool = False  # from a subagent's thread (a sidechain of an imported transcript)
+    superseded: bool = False  # from a model request that failed and was retried
 
 
 @dataclass(slots=True)
@@ -166,6 +167,14 @@ class ViewState:
     mode: str = "live"
 
 
+def _block_key(ev: dict) -> str | None:
+    """A streamed block's key: block indices restart every turn (and every retried attempt)."""
+    block = ev.get("block")
+    if block is None:
+        return None
+    return f"{ev.get('turn')}/{ev.get('attempt')}/{block}"
+
+
 def goal_geomean(goal: object) -> float | None:
     """The geomean a session must reach, from session_start's goal (a number or a mapping)."""
     if isinstance(goal, (int, float)) and not isinstance(goal, bool):
@@ -233,6 +242,8 @@ def eval_note(summary: dict) -> tuple[str, str]:
     flags = summary.get("flags") or []
     if flags:
         parts.append("flags: " + ", ".join(clean_line(f) for f in flags[:4]))
+    if summary.get("interrupted"):
+        return "interrupted", "interrupted" + (" · " + " · ".join(parts) if parts else "")
     status = "goal" if summary.get("goal_met") else ("pass" if ok else "fail")
     return status, " · ".join(parts)
 
@@ -249,7 +260,8 @@ class SessionModel:
         self.seqs: array = array("q")  # per event: its seq
         self.summary = Summary()
         self.start: dict = {}
-        self.evals: list[EvalRecord] = []
+        self.evals: list[EvalRecord] = []  # evaluations that finished (the panel's history)
+        self.eval_rows: list[EvalRecord] = []  # every eval_result, interrupted ones too (rows' ref)
         self.eval_ei: list[int] = []
         self.decisions: list[DecisionRecord] = []
         self.decision_ei: list[int] = []
@@ -266,6 +278,7 @@ class SessionModel:
         self.end_reason: str | None = None
         self._open_tools: dict[str, int] = {}
         self._streams: dict[str, int] = {}
+        self._attempt_rows: dict[object, list[tuple[int, object]]] = {}  # turn -> [(row, attempt)]
         self._stream_raw: dict[str, str] = {}
         self._open_run: EvalRun | None = None
         self._last_t = 0.0
@@ -304,8 +317,11 @@ class SessionModel:
             if handler is not None:
                 before = len(rows)
                 row = handler(self, ev, ei, seq, t, changed)
-                if len(rows) > before and ev.get("sidechain"):
-                    rows[-1].sub = True
+                if len(rows) > before:
+                    if ev.get("sidechain"):
+                        rows[-1].sub = True
+                    if "attempt" in ev and "turn" in ev:
+                        self._attempt_rows.setdefault(ev["turn"], []).append((len(rows) - 1, ev["attempt"]))
             elif kind == "eval_progress":
                 row = self._eval_progress(ev, ei, changed)
             else:
@@ -339,15 +355,15 @@ class SessionModel:
         if where:
             parts.append(where)
         note = clean_line(ev.get("recorded_by") or ev.get("source") or "")
-        return self._new_row(Row(START, ei, seq, t, clean_line(" · ".join(parts))[:TITLE_MAX],
+        return self._new_row(Row(START, ei, seq, t, "session " + clean_line(" · ".join(parts))[:TITLE_MAX],
                                  note=note[:80]))
 
     def _text(self, ev, ei, seq, t, changed) -> int:
         flat = clean_line(ev.get("text"))
-        block = ev.get("block")
-        if block is not None and str(block) in self._streams:
-            r = self._streams.pop(str(block))
-            self._stream_raw.pop(str(block), None)
+        block = _block_key(ev)
+        if block is not None and block in self._streams:
+            r = self._streams.pop(block)
+            self._stream_raw.pop(block, None)
             row = self.rows[r]
             row.kind, row.ei2, row.title, row.text_len = TEXT, ei, flat[:TITLE_MAX], len(flat)
             row.version += 1
@@ -356,7 +372,7 @@ class SessionModel:
         return self._new_row(Row(TEXT, ei, seq, t, flat[:TITLE_MAX], len(flat)))
 
     def _delta(self, ev, ei, seq, t, changed) -> int:
-        block = str(ev.get("block"))
+        block = _block_key(ev) or ""
         piece = ev.get("text") if isinstance(ev.get("text"), str) else ""
         r = self._streams.get(block)
         raw = self._stream_raw.get(block, "") + piece
@@ -408,8 +424,10 @@ class SessionModel:
     def _eval_start(self, ev, ei, seq, t, changed) -> int:
         n = ev.get("n") if isinstance(ev.get("n"), int) else None
         title = f"evaluation #{n}" if n is not None else "evaluation"
-        if ev.get("quick"):
-            title += " (quick)"
+        purpose = clean_line(ev.get("purpose") or "").replace("_", " ")
+        why = [w for w in (purpose if purpose != "tool" else "", "quick" if ev.get("quick") else "") if w]
+        if why:
+            title += f" ({', '.join(why)})"
         r = self._new_row(Row(EVAL, ei, seq, t, title, status="running", note="starting"))
         run = EvalRun(ei, r, n, total=ev.get("scenarios") if isinstance(ev.get("scenarios"), int) else None)
         self.runs.append(run)
@@ -443,7 +461,10 @@ class SessionModel:
             r = run.row
             row = self.rows[r]
             row.ei2, row.status, row.note = ei, status, ""
-            row.title = (f"evaluation #{n}" if n is not None else row.title.split(" (")[0]) + ": " + note
+            base = row.title
+            if n is not None and "#" not in base:
+                base = base.replace("evaluation", f"evaluation #{n}", 1)
+            row.title = f"{base}: {note}"
             if ev.get("inferred"):
                 row.title += " (inferred)"
             row.version += 1
@@ -455,9 +476,11 @@ class SessionModel:
             r = self._new_row(Row(EVAL, ei, seq, t, title[:TITLE_MAX], ei2=ei, status=status))
         report = ev.get("report") if isinstance(ev.get("report"), str) else None
         rec = EvalRecord(ei, seq, t, n, summary, report, r, self.summary.best_geomean)
-        self.rows[r].ref = len(self.evals)
-        self.evals.append(rec)
-        self.eval_ei.append(ei)
+        self.rows[r].ref = len(self.eval_rows)
+        self.eval_rows.append(rec)
+        if not summary.get("interrupted"):  # an interrupted one has no verdict to show
+            self.evals.append(rec)
+            self.eval_ei.append(ei)
         return r
 
     def _decision(self, ev, ei, seq, t, changed) -> int:
@@ -519,6 +542,21 @@ class SessionModel:
             title, status = "stopped without the goal: " + "; ".join(clean_line(r) for r in reasons), "error"
         return self._new_row(Row(STOP, ei, seq, t, title[:TITLE_MAX], status=status))
 
+    def _resume(self, ev, ei, seq, t, changed) -> int:
+        parts = ["session resumed"]
+        if ev.get("model"):
+            parts.append(clean_line(ev["model"]))
+        if ev.get("previous_end"):
+            parts.append(f"after {clean_line(ev['previous_end'])}")
+        pending = ev.get("unanswered_tool_calls")
+        if pending:
+            parts.append(f"{len(pending)} tool call(s) left unanswered")
+        return self._new_row(Row(START, ei, seq, t, " · ".join(parts)[:TITLE_MAX]))
+
+    def _note(self, ev, ei, seq, t, changed) -> int:
+        flat = clean_line(ev.get("text") or ev.get("message") or "")
+        return self._new_row(Row(OTHER, ei, seq, t, flat[:TITLE_MAX], len(flat)))
+
     def _compaction(self, ev, ei, seq, t, changed) -> int:
         facts = [clean_line(ev.get("trigger") or "")]
         if isinstance(ev.get("pre_tokens"), int):
@@ -534,6 +572,14 @@ class SessionModel:
                                  status="fatal" if ev.get("fatal") else "error"))
 
     def _usage(self, ev, ei, seq, t, changed) -> int:
+        # the request that was billed is the one that counts: rows of its turn's other attempts
+        # (a failed request, retried) are shown as superseded
+        if "turn" in ev and "attempt" in ev:
+            for r, attempt in self._attempt_rows.pop(ev["turn"], ()):
+                if attempt != ev["attempt"] and not self.rows[r].superseded:
+                    self.rows[r].superseded = True
+                    self.rows[r].version += 1
+                    changed.add(r)
         s = self.summary
         self.usage_ei.append(ei)
         self.usage_totals.append((s.input_tokens, s.output_tokens, s.cost_usd))
@@ -674,6 +720,8 @@ _HANDLERS = {
     "stop_check": SessionModel._stop,
     "error": SessionModel._error,
     "compaction": SessionModel._compaction,
+    "session_resume": SessionModel._resume,
+    "runner_note": SessionModel._note,
     "usage": SessionModel._usage,
     "session_end": SessionModel._end,
 }

@@ -33,7 +33,8 @@ _CONSOLE = Console(width=200, color_system=None, force_terminal=False)  # measur
 
 ICONS = {START: "●", TEXT: " ", STREAM: " ", THINKING: "∴", TOOL: "▸", EVAL: "◈", DECISION: "◆",
          HUMAN: "✉", STOP: "■", ERROR: "✗", END: "■", OTHER: "·", COMPACTION: "≋"}
-STATUS_MARK = {"ok": "✓", "error": "✗", "": "…", "running": "…", "pass": "✓", "fail": "✗", "goal": "★"}
+STATUS_MARK = {"ok": "✓", "error": "✗", "": "…", "running": "…", "pass": "✓", "fail": "✗", "goal": "★",
+               "interrupted": "–"}
 OUTPUT_MAX_LINES = 400
 GUTTER_MIN_WIDTH = 110  # at this width and above, rows carry their elapsed time on the left
 _LEXERS = {"c": "c", "h": "c", "cu": "cuda", "cuh": "cuda", "cc": "cpp", "cpp": "cpp", "hpp": "cpp",
@@ -120,7 +121,7 @@ def line_pieces(row: Row, width: int, started: float | None, styles: Styles,
     elif kind in (THINKING, COMPACTION):
         left.append((row.title, get("thinking", NO_STYLE)))
     elif kind == START:
-        left.append(("session " + row.title, get("start", NO_STYLE)))
+        left.append((row.title, get("start", NO_STYLE)))
         if row.note:
             right.append((f" {row.note}", get("note", NO_STYLE)))
     elif kind == STOP:
@@ -129,6 +130,9 @@ def line_pieces(row: Row, width: int, started: float | None, styles: Styles,
         left.append((row.title, get(kind, NO_STYLE)))
     else:
         left.append((row.title, get("other", NO_STYLE)))
+    if row.superseded:  # a failed request's output, retried: shown, struck through
+        left = left[:-1] + [(left[-1][0], left[-1][1] + get("superseded", NO_STYLE))]
+        right = [(" retried", get("note", NO_STYLE))]
     return left, right
 
 
@@ -204,7 +208,7 @@ def _prose_lines(row: Row, width: int, head: Text, indent: int, styles: Styles) 
         if len(title) > avail:
             title = "…" + title[-(avail - 1):]
         title += "▌"
-    first.append(title, styles.get(kind, NO_STYLE))
+    first.append(title, styles.get(kind, NO_STYLE) + (styles.get("superseded", NO_STYLE) if row.superseded else NO_STYLE))
     avail = max(8, width - indent)
     wrapped = first.wrap(_CONSOLE, avail, overflow="fold", no_wrap=False)
     lines = list(wrapped)[:height]
@@ -385,7 +389,7 @@ def expanded_body(row: Row, model: SessionModel, styles: Styles, reports: Report
     if kind == EVAL:
         if row.ref < 0:
             return Text("running…", styles.get("note", NO_STYLE))
-        rec = model.evals[row.ref]
+        rec = model.eval_rows[row.ref]
         s = rec.summary
         parts = []
         facts = []

@@ -17,23 +17,27 @@ class AskScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, decision: DecisionRecord | None, initial: str = "") -> None:
+    def __init__(self, decision: DecisionRecord | None, initial: str = "", *,
+                 interrupt: bool = False) -> None:
         super().__init__()
         self.decision = decision
         self.initial = initial
+        self.interrupt = interrupt
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ask-box"):
             about = Text(end="")
             if self.decision is not None:
-                about.append(f"◆ {self.decision.kind.replace('_', ' ')}: ", "bold")
+                about.append(f"◆ {self.decision.kind.replace('_', ' ')}: ")
                 about.append(clean_line(self.decision.evidence)[:300])
             else:
                 about.append("No decision point is open: the question goes with the latest evaluation.")
+            if self.interrupt:
+                about.append("\nInterrupt: the running tool or reply is stopped and this is delivered at once.")
             yield Static(about, id="ask-about")
             yield Input(self.initial, placeholder="a short question that asks for a measurement",
                         id="ask-input")
-            yield Static(Text("enter send · esc cancel", style="dim"), id="ask-hint")
+            yield Static(Text("enter send · esc cancel"), id="ask-hint")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -455,15 +455,15 @@ class SessionScreen(Screen):
         bank_id, text = self.suggestions[n - 1]
         self.post_question(text, source="bank", bank_id=bank_id)
 
-    def action_ask(self) -> None:
+    def action_ask(self, interrupt: bool = False) -> None:
         state = self.view_state
         decision = state.decision if state and state.answer is None else None
 
         def sent(text: str | None) -> None:
             if text:
-                self.post_question(text, source="free")
+                self.post_question(text, source="free", kind="interrupt" if interrupt else "message")
 
-        self.app.push_screen(AskScreen(decision), sent)
+        self.app.push_screen(AskScreen(decision, interrupt=interrupt), sent)
 
     def action_bank(self) -> None:
         entries = self.bank.load()
@@ -486,7 +486,8 @@ class SessionScreen(Screen):
             self.dismissed.add(state.decision.seq)
             self._refresh_state()
 
-    def post_question(self, text: str, *, source: str, bank_id: str | None = None):
+    def post_question(self, text: str, *, source: str, bank_id: str | None = None,
+                      kind: str = "message"):
         """Append a question to the session's inbox with its context; returns the InboxMessage."""
         if self.mode != "live" or self.source.paths is None:
             self.notify("replay is read-only", severity="warning", timeout=2)
@@ -504,7 +505,7 @@ class SessionScreen(Screen):
         }
         if self._inbox is None:
             self._inbox = Inbox(self.source.paths.root)
-        msg = self._inbox.post(text, source=source, bank_id=bank_id,
+        msg = self._inbox.post(text, kind=kind, source=source, bank_id=bank_id,
                                decision_point=decision.seq if decision else None, context=context)
         self.mine.add(msg.id)
         self.model.note_posted([msg], self.mine)
@@ -523,6 +524,7 @@ class LiveScreen(SessionScreen):
         Binding("q", "ask", "ask"),
         Binding("b", "bank", "bank"),
         Binding("x", "dismiss_decision", "dismiss the decision point", show=False),
+        Binding("exclamation_mark", "ask(True)", "interrupt the agent with a question", show=False),
         *COMMON_BINDINGS,
     ]
 

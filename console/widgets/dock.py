@@ -102,7 +102,7 @@ class QuestionDock(PartStyles, Widget):
                     out.append(" " + _cut(clean_line(text), width - 4) + "\n", self.part("question"))
                 if s.mode == "live":
                     keys = f"1-{len(shown)} send · " if len(shown) > 1 else ("1 sends · " if shown else "")
-                    out.append(f" {keys}q ask your own · b bank · x dismiss\n", self.part("hint"))
+                    out.append(f" {keys}q ask your own · ! interrupt · b bank · x dismiss\n", self.part("hint"))
                 else:
                     out.append(" replay: read-only · b browse the bank\n", self.part("readonly"))
         out.rstrip()

@@ -116,7 +116,9 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
             out.append("no evaluation yet", self.part("note"))
             return out
         s = rec.summary
-        if s.get("goal_met"):
+        if s.get("interrupted"):
+            style, word = self.part("note"), "interrupted"
+        elif s.get("goal_met"):
             style, word = self.part("verdict-goal"), "GOAL MET"
         elif rec.all_correct:
             style, word = self.part("verdict-pass"), "correct"

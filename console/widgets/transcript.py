@@ -34,11 +34,11 @@ from console.widgets.lines import set_virtual_size
 
 STYLE_NAMES = (
     "time", "note", "text", "stream", "thinking", "tool-name", "tool-args", "status-ok",
-    "status-error", "status-running", "eval-running", "eval-pass", "eval-fail", "eval-goal",
+    "status-error", "status-running", "eval-running", "eval-pass", "eval-fail", "eval-goal", "eval-interrupted",
     "decision", "decision-badge", "human", "human-badge", "start", "stop", "error", "end", "other",
     "section", "output", "output-error", "diff-add", "diff-del", "diff-hunk", "ratio-good",
     "ratio-mid", "ratio-bad", "match", "cursor", "future", "new-marker", "icon-decision",
-    "icon-human", "icon-tool", "icon-eval", "icon-error",
+    "icon-human", "icon-tool", "icon-eval", "icon-error", "superseded",
 )
 
 

@@ -402,3 +402,15 @@ async def test_clicking_a_row_selects_it_and_a_second_click_expands_it(session):
 
 def test_t0_is_fixed():
     assert T0 == 1764441600.0  # snapshots depend on it
+
+
+async def test_exclamation_mark_interrupts_with_a_question(small_session):
+    app = make_app(small_session)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_loaded(pilot)
+        await pilot.press("exclamation_mark")
+        assert isinstance(app.screen, AskScreen) and app.screen.interrupt
+        await pilot.press(*"stop: what does ncu say?", "enter")
+        await pilot.pause()
+        [msg] = inbox_lines(small_session)
+        assert msg["kind"] == "interrupt" and msg["source"] == "free"

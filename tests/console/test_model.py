@@ -139,3 +139,36 @@ def test_tool_summaries_name_what_the_call_does():
     assert tool_summary("Bash", {"command": "ls\n-la"}) == "Bash ls -la"
     assert tool_summary("evaluate", {}) == "evaluate"
     assert tool_summary("x", {"weird": [1, 2]}) == 'x {"weird": [1, 2]}'
+
+
+def test_a_retried_request_leaves_its_first_attempt_superseded():
+    m = fold([ev(0, "assistant_delta", block=0, turn=3, attempt=1, text="Let me"),
+              ev(1, "error", message="overloaded", where="model", fatal=False),
+              ev(2, "assistant_delta", block=0, turn=3, attempt=2, text="I will"),
+              ev(3, "assistant_text", block=0, turn=3, attempt=2, text="I will profile first."),
+              ev(4, "tool_call", id="a", name="run", input={"command": "perf"}, block=1, turn=3, attempt=2),
+              ev(5, "usage", input_tokens=1, output_tokens=1, turn=3, attempt=2),
+              ev(6, "assistant_delta", block=0, turn=4, attempt=1, text="Next")])
+    kinds = [(r.kind, r.title, r.superseded) for r in m.rows]
+    assert kinds[0] == (STREAM, "Let me", True)  # the failed attempt's stream, never finished
+    assert kinds[2] == (TEXT, "I will profile first.", False)
+    assert kinds[3][0] == TOOL and not kinds[3][2]
+    assert kinds[4] == (STREAM, "Next", False)  # block 0 of the next turn is a new stream
+
+
+def test_resume_and_runner_notes_read_as_such():
+    m = fold([ev(0, "session_start", task="t"), ev(1, "session_resume", model="m", previous_end="stopped"),
+              ev(2, "runner_note", text="[Runner] The session goes on; continue toward the goal.")])
+    assert m.rows[0].title.startswith("session t") and m.rows[1].title.startswith("session resumed · m")
+    assert m.rows[2].kind == OTHER and m.rows[2].title.startswith("[Runner] The session goes on")
+
+
+def test_an_interrupted_stop_check_evaluation_says_so():
+    m = fold([ev(0, "eval_start", purpose="stop_check", scenarios=8),
+              ev(1, "eval_progress", done=1, total=8),
+              ev(2, "eval_result", n=4, summary={"interrupted": True, "quick": True, "best_geomean": 1.06})])
+    row = m.rows[0]
+    assert row.title == "evaluation #4 (stop check): interrupted" and row.status == "interrupted"
+    state = m.state_at(2)
+    assert state.latest_eval is None and state.history == () and state.progress is None
+    assert m.eval_rows[row.ref].summary["interrupted"]
