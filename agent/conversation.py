@@ -42,16 +42,18 @@ def human_text(ev: dict) -> str:
     body = control.text.strip()
     lines = []
     if ev.get("kind") == "interrupt":
-        lines.append("[The steerer interrupted you" + (": the running tool was stopped]" if ev.get("cancelled_tool") else "]"))
+        lines.append("[The steerer interrupted you" + _CANCELLED.get(ev.get("cancelled"), "") + "]")
     else:
         lines.append("[Message from the steerer]")
     if control.goal is not None and ev.get("goal"):
         lines.append(f"The goal is now: {render_goal(ev['goal'])}.")
     if body:
         lines.append(body)
-    elif ev.get("kind") == "interrupt" and control.goal is None:
-        lines.append("Stop what you were doing and reconsider your approach.")
     return "\n".join(lines)
+
+
+_CANCELLED = {"tool": ": the running tool was stopped", "reply": ": your reply was cut off",
+              "evaluation": ": the running evaluation was stopped"}
 
 
 @dataclass

@@ -157,7 +157,7 @@ class Runner:
         self._ilock = threading.Lock()
         self._pending_interrupts: set[str] = set()
         self._delivered: set[str] = set()
-        self._cancelled_something = False
+        self._cancelled: str | None = None  # what the last interrupt stopped: tool | reply | evaluation
         self._stop_reason: str | None = None
         self._ack_writer = _AckWriter(self.emit)
         self._deltas = _Deltas(config.delta_interval_s)
@@ -414,7 +414,7 @@ class Runner:
             if control.problems:
                 extra["control_problems"] = control.problems
             if msg.kind == "interrupt":
-                extra["cancelled_tool"] = self._cancelled_something
+                extra["cancelled"] = self._cancelled
             if not msg.context:
                 extra["context"] = self._message_context()
             with self._ilock:
@@ -424,7 +424,7 @@ class Runner:
             self._pending_interrupts.difference_update(self.inbox.delivered_ids())
             if not self._pending_interrupts and not self._stop_reason:
                 self.cancel.clear()
-                self._cancelled_something = False
+                self._cancelled = None
 
     def _message_context(self) -> dict:
         ctx: dict = {}
@@ -489,7 +489,7 @@ class Runner:
         result = self.model.turn(request, self, self.cancel)
         self._flush_deltas(force=True)
         if result.interrupted:
-            self._cancelled_something = True
+            self._cancelled = "reply"
             for index, part in sorted(result.partial.items()):
                 if part.get("type") == "text" and part.get("text"):
                     self.emit("assistant_text", text=part["text"], block=index, turn=turn,
@@ -576,7 +576,7 @@ class Runner:
                 self.emit("error", message=f"tool {call['name']} failed: {type(exc).__name__}: {exc}",
                           where="tool", fatal=False, detail=traceback.format_exc()[-4000:])
             if outcome.interrupted:
-                self._cancelled_something = True
+                self._cancelled = "evaluation" if call["name"] == "evaluate" else "tool"
             self.emit("tool_result", id=call["id"], name=call["name"], output=outcome.output,
                       is_error=outcome.is_error, truncated=outcome.truncated, interrupted=outcome.interrupted,
                       duration_s=round(time.monotonic() - start, 3), **(outcome.extra or {}))
@@ -637,6 +637,7 @@ class Runner:
         if hit is None:
             outcome = self.evals.run(self.candidate, quick=quick, cancel=self.cancel, purpose="stop_check")
             if outcome.interrupted:
+                self._cancelled = "evaluation"
                 return None
             if outcome.report is None:
                 if isinstance(outcome.exception, DeviceUnavailable):

@@ -48,7 +48,7 @@ def test_an_interrupt_cancels_a_running_tool_within_two_seconds(fake, tmp_path):
     assert not _processes_with(marker)  # the whole process group is gone
     evs = events(tmp_path / "s")
     (ack,) = of_type(evs, "human_message")
-    assert ack["kind"] == "interrupt" and ack["cancelled_tool"] is True
+    assert ack["kind"] == "interrupt" and ack["cancelled"] == "tool"
     texts = server.requests[1].user_texts()
     assert texts == ["[The steerer interrupted you: the running tool was stopped]\nStop: measure the seed first."]
     assert server.requests[1].tool_results()[of_type(evs, "tool_call")[0]["id"]]["text"] == result["output"]
@@ -69,7 +69,7 @@ def test_an_interrupt_while_the_model_streams_cuts_the_reply(fake, tmp_path):
     assert not [e for e in of_type(evs, "tool_call") if e["input"].get("command") == "echo never"]
     sent = server.requests[1].messages
     assert sent[-2] == {"role": "assistant", "content": [{"type": "text", "text": cut["text"]}]}
-    assert sent[-1]["content"][-1]["text"].startswith("[The steerer interrupted you")
+    assert sent[-1]["content"][-1]["text"] == "[The steerer interrupted you: your reply was cut off]\nWait."
 
 
 def test_autopilot_asks_a_bank_question_at_a_planted_stall(fake, tmp_path):
