@@ -8,7 +8,6 @@ A cancel (the steerer's interrupt) kills the evaluator's process group and aband
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -161,13 +160,6 @@ class Evaluations:
                        duration_s=round(time.monotonic() - started, 3))
         self.note_result(ev, report)
         return EvalOutcome(report, summary, report.text_table(), ev)
-
-
-def with_goal(report, goal: dict):
-    """The report judged against `goal` (a raised goal) instead of the task's own."""
-    spec = dict(report.goal_spec)
-    spec.update({k: v for k, v in goal.items() if k in ("all_correct", "min_geomean", "min_scenario_ratio")})
-    return dataclasses.replace(report, goal_spec=spec)
 
 
 def kill_evaluator_children() -> list[int]:

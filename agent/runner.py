@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import re
 import shutil
 import signal
 import socket
-import subprocess
 import threading
 import time
 import traceback
@@ -30,9 +27,11 @@ from typing import Callable
 
 from agent.autopilot import Autopilot, Detection
 from agent.config import AgentConfig, cost_usd
-from agent.control import parse_control, raise_goal, render_goal
+from agent.control import parse_control, raise_goal
 from agent.conversation import CACHE, Conversation
-from agent.evaluation import Evaluations, file_sha256, with_goal
+from agent.evaluation import Evaluations, file_sha256
+from agent.facts import candidate_name, device_name, task_arch, task_capabilities
+from agent.gate import judge, met_but_written_feedback, unmet_feedback
 from agent.model import ModelClient, ModelError, TurnResult
 from agent.prompt import SYSTEM_PROMPT, goal_dict, task_prompt
 from agent.secrets import Redactor, scrubbed_env
@@ -79,55 +78,6 @@ class _Deltas:
         self.last = now
         keys = [k for k in self.buf if index is None or k[0] == index]
         return [(i, kind, self.buf.pop((i, kind))) for i, kind in keys]
-
-
-def _cuda_device_name() -> str:
-    smi = shutil.which("nvidia-smi")
-    if smi:
-        try:
-            out = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                                 text=True, timeout=10)
-            names = [n.strip() for n in out.stdout.splitlines() if n.strip()]
-            if names:
-                return names[0] + (f" (x{len(names)})" if len(names) > 1 else "")
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    return "CUDA GPU (name unknown: nvidia-smi not available)"
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip() + f" ({os.cpu_count()} cores)"
-    except OSError:
-        pass
-    return (platform.processor() or platform.machine() or "cpu") + f" ({os.cpu_count()} cores)"
-
-
-def task_arch(task) -> str:
-    """`cpu`, or the GPU generation as the bank tags it: sm_90a -> sm90."""
-    if task.backend == "cpu":
-        return "cpu"
-    m = re.match(r"sm_?(\d+)", task.arch)
-    return f"sm{m.group(1)}" if m else task.arch
-
-
-def task_capabilities(task) -> list[str]:
-    caps = []
-    try:
-        if hasattr(task.harness, "baselines"):
-            caps.append("other_implementation")
-    except Exception:  # noqa: BLE001 - a harness that fails to import is the evaluator's to report
-        pass
-    profilers = ("ncu", "nsys") if task.backend == "cuda" else ("perf",)
-    if any(shutil.which(p) for p in profilers):
-        caps.append("profiler")
-    return caps
-
-
-def candidate_name(task) -> str:
-    return "candidate" + task.seed.suffix
 
 
 class Runner:
@@ -228,7 +178,7 @@ class Runner:
         prompt = {"system": SYSTEM_PROMPT,
                   "task": task_prompt(self.task, candidate_name=self.candidate.name, header_text=header_text,
                                       goal=self.goal)}
-        device = _cuda_device_name() if self.task.backend == "cuda" else _cpu_name()
+        device = device_name(self.task)
         self.emit("session_start", task=self.task.name, goal=self.goal, agent=AGENT_NAME,
                   model=self.config.model, host=socket.gethostname(), device=device, arch=self.arch,
                   capabilities=self.capabilities, workspace=str(self.paths.workspace),
@@ -650,40 +600,19 @@ class Runner:
             report, ev = outcome.report, outcome.event
         else:
             report, ev = hit
-        met, reasons = with_goal(report, self.goal).goal()
+        met, reasons = judge(report, self.goal)
         humans = self.inbox.pending()
         s = ev.get("summary") or {}
         if met and not humans:
             self.emit("stop_check", goal_met=True, reasons=[], blocked=False, eval_seq=ev.get("seq"),
                       summary=s, goal=self.goal, reused=reused)
             return True
-        if met:
-            feedback = (f"[Stop check] The goal is met ({render_goal(self.goal)}; geomean "
-                        f"{_num(s.get('geomean'))}), but the steerer has written to you; read it and answer.")
-        else:
-            feedback = self._unmet_feedback(report, reasons, reused, ev)
+        feedback = (met_but_written_feedback(self.goal, s) if met else
+                    unmet_feedback(self.candidate.name, report, self.goal, reasons, ev, reused=reused,
+                                   best=self.evals.best_geomean))
         self.emit("stop_check", goal_met=met, reasons=reasons, blocked=True, eval_seq=ev.get("seq"), summary=s,
                   goal=self.goal, reused=reused, feedback=feedback, pending_messages=len(humans))
         return False
-
-    def _unmet_feedback(self, report, reasons: list[str], reused: bool, ev: dict) -> str:
-        how = (f"reused evaluation #{ev.get('n')} (the file is unchanged since)" if reused
-               else f"evaluation #{ev.get('n')}")
-        lines = [f"[Stop check] You ended your turn, so the runner checked {self.candidate.name} "
-                 f"({how}). The goal is not met:"]
-        lines += [f"- {r}" for r in reasons]
-        lines.append(f"The goal: {render_goal(self.goal)}.")
-        if self.evals.best_geomean is not None:
-            lines.append(f"Best correct geomean in this session so far: {self.evals.best_geomean:.3f}.")
-        lines.append("")
-        lines.append(with_goal(report, self.goal).text_table(limit=25))
-        lines.append("")
-        lines.append("The session continues.")
-        return "\n".join(lines)
-
-
-def _num(x) -> str:
-    return f"{x:.3f}" if isinstance(x, (int, float)) else "-"
 
 
 def install_signal_handlers(runner: Runner) -> None:

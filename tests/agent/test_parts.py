@@ -214,7 +214,7 @@ def test_every_event_type_prints_as_one_line():
 
 
 def test_session_start_names_the_arch_and_capabilities_ranking_filters_on():
-    from agent.runner import task_arch, task_capabilities
+    from agent.facts import task_arch, task_capabilities
     from evaluator.task import load_task
 
     cuda = load_task("rmsnorm-cuda")
