@@ -5,11 +5,11 @@
     app = ConsoleApp.for_transcript("rollout.jsonl")   # a foreign transcript, replayed
     app.run()
 
-`kernelseek steer` will start the agent runner as a child process on a session directory and
-then run `ConsoleApp(paths, mode="live", runner=handle)`: the console only reads events.jsonl
-and appends to inbox.jsonl, so it can quit and re-attach without stopping the runner. A
-`runner` object, when given, is kept as `app.runner` and its `stop()` (if any) is offered by the
-`stop_runner` action; the console never owns the runner's lifetime otherwise.
+`kernelseek steer` will start the agent runner as a detached child process on a session directory
+(agent.launch) and then run `ConsoleApp(paths, mode="live", runner=proc)`: the console only reads
+events.jsonl and appends to inbox.jsonl, so it can quit and re-attach without stopping the runner.
+`runner`, when given, is kept as `app.runner` for steer's own use; the console never owns the
+runner's lifetime (to stop a session, post an interrupt or signal the runner).
 
 `clock` is injected so tests and snapshots never depend on the wall clock.
 """
@@ -65,11 +65,3 @@ class ConsoleApp(App):
     def session_screen(self) -> SessionScreen:
         return session_screen(self.source, self.mode, clock=self.clock, speed=self.speed,
                               bank=self.bank)
-
-    def action_stop_runner(self) -> None:
-        stop = getattr(self.runner, "stop", None)
-        if callable(stop):
-            stop()
-            self.notify("asked the runner to stop")
-        else:
-            self.notify("no runner is attached to this console", timeout=2)

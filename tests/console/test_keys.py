@@ -414,3 +414,20 @@ async def test_exclamation_mark_interrupts_with_a_question(small_session):
         await pilot.pause()
         [msg] = inbox_lines(small_session)
         assert msg["kind"] == "interrupt" and msg["source"] == "free"
+
+
+async def test_resizing_keeps_the_cursor_row_in_view(session):
+    app = make_app(session, "replay")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_loaded(pilot)
+        t = app.screen.transcript
+        await pilot.press("d", "d")
+        row = t.cursor
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        assert t.cursor == row
+        top = t.scroll_offset.y
+        assert top <= t.row_start(row) < top + t.scrollable_content_region.height
+        assert all(t.render_line(y).cell_length == t.scrollable_content_region.width
+                   for y in range(t.scrollable_content_region.height))
