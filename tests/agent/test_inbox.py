@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 
@@ -100,19 +101,21 @@ def test_autopilot_leaves_the_question_to_a_human_who_writes_within_the_grace(fa
     holder = {}
 
     def model(req):
-        n = req.step
-        if n == 4:  # after the stall fired, before its grace ran out
-            holder["runner"].inbox.post("Which scenario is slowest?")
-        return Reply(tool("bash", command="sleep 0.4"))
+        if req.step == 3:  # this reply's 4th tool call plants the stall; the human writes while it runs
+            threading.Timer(0.2, holder["runner"].inbox.post, args=("Which scenario is slowest?",)).start()
+            return Reply(tool("bash", command="sleep 0.8"))
+        return Reply(tool("bash", command="true"))
 
     fake(handler=model)
-    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=6, autopilot=True, grace_s=0.5,
+    # the grace (0.3 s) runs out while the 4th tool runs: without the human, autopilot would ask next
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=6, autopilot=True, grace_s=0.3,
                          detectors={"stall_tool_calls": 4, "stall_before_first_eval": True, "kinds": ["stall"]})
     holder["runner"] = runner
     runner.run()
     evs = events(tmp_path / "s")
-    assert [e["kind"] for e in of_type(evs, "decision_point")] == ["stall"]
-    assert [e["source"] for e in of_type(evs, "human_message")] == ["free"]
+    (stall,) = of_type(evs, "decision_point")
+    (human,) = of_type(evs, "human_message")
+    assert human["source"] == "free" and human["posted_t"] > stall["t"]
 
 
 def _processes_with(marker: str) -> list[int]:
