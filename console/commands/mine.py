@@ -2,10 +2,22 @@
 from __future__ import annotations
 
 import argparse
-
-from console.commands import not_yet
+import json
+import sys
 
 HELP = "mine steering logs and transcripts into bank candidates"
+DESCRIPTION = """\
+Read human messages from steering logs ($KERNELSEEK_HOME/steering.jsonl), sessions (a directory
+or its events.jsonl) and foreign transcripts (Claude Code, Codex); tell questions from directives
+and from messages that supply information; cluster alike questions; and write each cluster as a
+bank item (provenance mined, verified false) with its statistics: how often and in how many
+sessions it was asked, the decision points before it, and the geomean change that followed.
+
+--merge BANK folds the candidates into an existing bank file (its comments and layout kept):
+matching items get their statistics replaced, new ones are appended; the result goes to --out
+(which may be BANK itself). Candidates that match an item of the bundled bank (or --bank) are
+not written again; the report lists them. See docs/mining.md.
+"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -13,7 +25,88 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="BANK.yaml", required=True, help="where to write the candidates")
     p.add_argument("--report", metavar="REPORT.md", help="also write a report ranking clusters by the gains that followed")
     p.add_argument("--merge", metavar="BANK", help="fold the candidates into this existing bank")
+    p.add_argument("--bank", metavar="FILE", action="append",
+                   help="bank files to match candidates against (default: the bundled bank)")
+    p.add_argument("--window", metavar="N", type=int, default=3,
+                   help="timed evaluations after a question that count as what followed it (default 3)")
+    p.add_argument("--min-asked", metavar="N", type=int, default=1,
+                   help="write only clusters asked at least N times (default 1)")
+    p.add_argument("--json", action="store_true", help="print a machine-readable summary")
+    p.add_argument("--sessions-dir", metavar="DIR", help="where session names are looked up")
+
+
+class MineArgsError(Exception):
+    exit_code = 2
 
 
 def run(args: argparse.Namespace) -> int:
-    return not_yet("mine", 7)
+    from pathlib import Path
+
+    from questions.loader import read_bank
+    from questions.mine import MineConfig, mine, render_report, save_bank
+
+    if args.window < 1:
+        raise MineArgsError("--window must be at least 1")
+    merge_items = []
+    if args.merge:
+        if not Path(args.merge).is_file():
+            raise MineArgsError(f"{args.merge}: no such bank file to merge into")
+        bank, problems = read_bank([args.merge])
+        if problems:
+            raise MineArgsError(f"{problems[0]} (fix the bank first: kernelseek bank validate {args.merge})")
+        merge_items = list(bank)
+    ref, problems = read_bank(args.bank) if args.bank else read_bank()
+    if problems:
+        raise MineArgsError(str(problems[0]))
+    merge_ids = {it.id for it in merge_items}
+    reference = [it for it in ref if it.id not in merge_ids]
+    from questions.loader import Bank
+
+    result = mine(args.logs, MineConfig(window=args.window), bank=Bank(merge_items + reference),
+                  sessions_dir=args.sessions_dir)
+    saved = save_bank(result, args.out, merge=args.merge, merge_items=merge_items, reference_items=reference,
+                      min_asked=args.min_asked,
+                      header=f"Mined by `kernelseek mine` from {len(result.reads)} log(s): "
+                             f"{len(result.messages)} human messages, {result.sessions} session(s).\n"
+                             f"Unverified candidates: read them before adding them to a bank.")
+    if args.report:
+        from questions.mine.write import write_atomic
+
+        write_atomic(args.report, render_report(result, out_path=args.out, merged_into=args.merge))
+    by = {k: len(v) for k, v in result.by_label().items()}
+    if args.json:
+        doc = {
+            "logs": [{"path": r.path, "format": r.format, "sessions": r.sessions, "messages": len(r.messages),
+                      "skipped": r.skipped, "notes": r.notes} for r in result.reads],
+            "messages": len(result.messages), "sessions": result.sessions, "labels": by,
+            "clusters": len(result.clusters), "new": saved["new"], "updated": saved["updated"],
+            "known": saved["known"], "out": args.out, "report": args.report,
+            "candidates": [{"id": c.id, "text": c.text, "stats": c.stats, "triggers": list(c.triggers),
+                            "layers": list(c.layers), "arch": list(c.arch), "match": c.match}
+                           for c in result.ranked()],
+        }
+        json.dump(doc, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    split = ", ".join(f"{n} {k}" for k, n in by.items())
+    print(f"mined {len(result.messages)} human messages from {len(result.reads)} log(s), "
+          f"{result.sessions} session(s): {split}")
+    for r in result.reads:
+        for note in r.notes:
+            print(f"  note: {r.path}: {note}")
+    known = sum(1 for c in result.clusters if c.match and c.match not in saved["updated"])
+    line = f"{len(result.clusters)} question cluster(s): {len(saved['new'])} new candidate(s) written to {args.out}"
+    if args.merge:
+        line += f" (merged into {args.merge}; {len(saved['updated'])} item(s) updated)"
+    if known:
+        line += f"; {known} already in the bank"
+    print(line)
+    for c in result.ranked()[:5]:
+        if c.match:
+            continue
+        g = c.stats.get("mean_gain")
+        gain = f"{g * 100:+.1f}%" if isinstance(g, (int, float)) else "no evals after"
+        print(f"  {c.stats.get('asked', 0):>3}x  {gain:>14}  {c.text}")
+    if args.report:
+        print(f"report: {args.report}")
+    return 0

@@ -1,0 +1,411 @@
+"""Telling questions from directives and from messages that supply information.
+
+A steering question carries no answer: it asks for a measurement that can be made now, rejects
+a claimed limit, or sends the agent to another layer. Only those may become bank candidates.
+Every human message gets one label:
+
+- `information`: it supplies something the agent did not have: a fact or a number about the
+  hardware ("the L2 is 50 MB"), an answer or a cause ("the bug is in line 40", "it's memory
+  bound"), a solution ("use wgmma", "why not use TMA?", "have you tried a 128x256 tile?", "set
+  it to 4"), a reference (a URL), pasted code, output or files, a correction, or any plain
+  statement. Information wins over everything else: "The L2 is 50 MB; does your tile fit?" is
+  information, because the question answers itself.
+- `question`: an interrogative sentence ("Is that win noise?", "what do you mean there's no
+  matmul", "can you check whether the loads coalesce") and no information.
+- `directive`: an action without a question ("commit and push", "run the tests", "can you
+  update STATUS.md").
+- `other`: acknowledgements and choices ("yes", "ok sure", "Option A", an answer picked from
+  the agent's own multiple-choice question).
+
+The rules are plain regular expressions over sentences; `Classification.reasons` says which
+fired, so the report can show why a message was not proposed.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+LABELS: tuple[str, ...] = ("question", "directive", "information", "other")
+
+
+@dataclass(frozen=True)
+class Classification:
+    label: str  # one of LABELS
+    reasons: tuple[str, ...]  # the rules that decided it ("hardware number", "suggests a solution", ...)
+    question_part: str  # for questions: the interrogative sentences (and measurement requests after them)
+
+
+def _rx(p: str) -> re.Pattern:
+    return re.compile(p, re.I)
+
+
+_FILLER = _rx(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|wait|then|well|now|right|alright|plus|quick question|"
+              r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|\+|-|>)[\s,:;.!-]+)+")
+_WH = _rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys)\b")
+_AUX = (r"(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|am|isn't|aren't|doesn't|"
+        r"didn't|won't|wouldn't|shouldn't|can't|haven't|hasn't|don't|weren't|wasn't|'s|'re)")
+# Without a question mark, a wh-word opens a question unless it opens a clause: "when you're done
+# ...", "where we left off", "how the structure works", "which most people don't", "what I wanted
+# to change was this".
+_WH_CLAUSE = _rx(r"^(?:what\s+(?:i|we|you|they|he|she|people)\s+(?!" + _AUX + r"\b|need to know)\w+|"
+                 r"which\s+(?:most|means|meant|makes|made|also|would mean|is why|was why)\b|"
+                 r"(?:when|where|how|while|whenever|wherever|who)\s+(?!" + _AUX + r"\b|much\b|many\b|long\b|"
+                 r"far\b|often\b|close\b|fast\b|slow\b|big\b|large\b|small\b|come\b|exactly\b|else\b)"
+                 r"(?:i|we|you|youre|you're|they|he|she|it|its|it's|the|a|an|this|that|these|those|our|your|"
+                 r"my|their|people|users)\b)")
+_AUX_Q = _rx(r"^(?:is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
+             r"weren't|isnt|arent|doesnt|didnt|will|would|should|shall|may|might|won't|wouldn't|shouldn't|"
+             r"am|any)\b")
+# "might be in the docs", "should have checked": a modal with no subject is a statement
+_AUX_NOT_Q = _rx(r"^\w+\s+(?:be|been|being|have|not|also|just|probably|need|needs|to|go|do|get|work|help)\b")
+_CAN_Q = _rx(r"^(?:can|could|cannot|can't|couldn't)\s+(?!you\b|u\b|we\b|ya\b)\w")
+# "do we ...", "do the loads coalesce": a question; "do a git diff", "do it", "do the same": an order
+_DO_Q = _rx(r"^(?:do|don't|dont)\s+(?!(?:a|an|it|this|that|some|something|nothing|whatever|so|not|what|as|"
+            r"the same|the rest|the following|the other|all of|both of|one|more|less|whatever|them|these changes)\b)"
+            r"\w+(?:\s+\w+)?\s+\w+")
+_REQUEST = _rx(r"^(?:please\s+|pls\s+|so\s+)?(?:can|could|would|will|can't|couldn't)\s+(?:you|u|we|ya)\s+(?:please\s+)?"
+               r"(?:just\s+|quickly\s+|also\s+|maybe\s+|now\s+)?(\w+)")
+_ASK_VERBS = _rx(r"^(?:tell|explain|show|check|verify|confirm|measure|find|figure|see|look|say|describe|"
+                 r"estimate|count|compute|calculate|work|determine|profile|print|compare)\b")
+_WH_ANYWHERE = _rx(r"\b(?:whether|if|why|what|how|which|where|when|who)\b")
+_INDIRECT_Q = _rx(r"^(?:any idea|any ideas|i wonder|i'm wondering|im wondering|i am wondering|i'm curious|"
+                  r"im curious|curious|wondering|do you know|do you have any idea|"
+                  r"(?:tell me|explain|show me|walk me through)\s+(?:why|what|how|whether|which|where|when|if))\b")
+_IMPERATIVE = _rx(
+    r"^(?:please\s+|pls\s+|just\s+|now\s+|first\s*,?\s+|then\s+|next\s*,?\s+|also\s+|and\s+|go ahead and\s+|"
+    r"i need you to\s+|i want you to\s+|i'd like you to\s+|we need to\s+|we should\s+|you need to\s+|"
+    r"make sure\s+|let's\s+|lets\s+|let us\s+)*"
+    r"(?:commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
+    r"close|delete|remove|revert|undo|redo|fix|implement|continue|proceed|go|stop|start|restart|read|look|show|"
+    r"explain|print|list|give|profile|measure|time|benchmark|bench|verify|check|make|move|rename|refactor|"
+    r"document|clean|spawn|launch|install|setup|set|keep|save|record|log|report|summari[sz]e|plot|dump|count|"
+    r"compare|repeat|try|use|switch|change|edit|modify|replace|review|investigate|debug|figure|find|search|"
+    r"describe|note|mention|include|exclude|skip|ignore|drop|wrap|finish|publish|deploy|upload|download|"
+    r"walk|help|do|ensure|capture|attach|track|tag|label|file|draft|plan|design|research|unblock|learn|"
+    r"switch|checkout|check out|cd|ssh|send|post|reply|ask|rewrite|port|split|consider|think|simplify|"
+    r"don't|do not|dont|never|always|avoid|quantify|analy[sz]e|inspect|instrument|assert)\b")
+_ACK = _rx(r"^(?:yes|yeah|yep|yup|ya|y|no|nope|nah|ok|okay|k|kk|sure|fine|great|good|nice|cool|thanks|thank you|"
+           r"thx|ty|perfect|awesome|done|correct|right|exactly|agreed|makes sense|sounds good|lgtm|got it|"
+           r"option \w|both|neither|all of them|all three|either|the first|the second|the first one|"
+           r"the second one|a|b|c|a then b|b then a|[a-d]\s*(?:and|then|,)\s*[a-d]|public is fine|"
+           r"okay sure|ok sure|sure thing|that works|works for me|go for it|ship it)"
+           r"(?:[\s,.!]+(?:for sure|please|thanks|thank you|sure|then|too|that|works|is fine|one))*[\s.!]*$")
+
+# -- information ----------------------------------------------------------------------------------
+
+_HW_NOUN = (r"(?:l1|l2|l3|cache|caches|smem|shared\s+mem(?:ory)?|register\s+file|registers?|hbm\d?e?|dram|vram|"
+            r"memory|bandwidth|sms?|gpu|card|chip|die|tensor\s+cores?|tma|nvlink|pcie|peak|roofline|"
+            r"theoretical|spec|specs|datasheet|rated|nominal|max(?:imum)?|clock|boost)")
+_UNIT_NUM = (r"\d+(?:[.,]\d+)?\s*(?:[kmgt]i?b(?:/s(?:ec)?)?|bytes?|[kmgtp]?flop/?s|[gt]flops|tops|[kmg]hz)\b")
+_HW_NUMBER = [
+    _rx(_HW_NOUN + r"\b[^.?!;]{0,30}?\b" + _UNIT_NUM),
+    _rx(_UNIT_NUM + r"[^.?!;]{0,24}?\b" + _HW_NOUN + r"\b"),
+    _rx(r"\b\d+(?:[.,]\d+)?\s*(?:[kmgtp]?b/s(?:ec)?|[kmgtp]?flop/?s|[gt]flops|tops)\b[^.?!;]{0,40}"
+        r"\b(?:peak|max|maximum|theoretical|spec|limit|ceiling|roofline)\b"),
+    _rx(r"\b(?:peak|max|maximum|theoretical|spec|limit|ceiling|roofline)\b[^.?!;]{0,40}"
+        r"\b\d+(?:[.,]\d+)?\s*(?:[kmgtp]?b/s(?:ec)?|[kmgtp]?flop/?s|[gt]flops|tops)\b"),
+    _rx(r"\b\d+\s*(?:sms|streaming multiprocessors|banks|copy engines|tensor cores|cuda cores|"
+        r"(?:registers|regs)\s+per\s+(?:thread|sm|block)|threads\s+per\s+warp|warps\s+per\s+sm|"
+        r"blocks\s+per\s+sm|bytes\s+per\s+(?:clock|cycle)|kb\s+per\s+sm)\b"),
+]
+_HW_FACT = _rx(r"\b(?:h100|h200|h800|a100|b200|b100|gb200|gh200|l40s?|mi300x?|rtx\s?\d{4}|hopper|blackwell|ampere|"
+               r"ada|sm_?\d{2,3}a?|the gpu|this gpu|the card|the l2|the l1|l2|l1|each sm|an sm|every sm|the sm|"
+               r"a warp|each warp|the tensor cores|tensor cores|hbm\w*|tma|the hardware|this chip)\s+"
+               r"(?:has|have|is|are|supports?|can do|does|gives|offers|runs at|holds|peaks at|tops out|"
+               r"only has|doesn't have|does not have|lacks?|won't|can't)\b")
+_ANSWER = [
+    _rx(r"\b(?:the|your|this|that|our|its|my)\s+(?:bug|problem|issue|reason|answer|fix|culprit|bottleneck|"
+        r"mistake|error|slowdown|regression|cause|trick|solution|limit|limiter|catch)\s+(?:is|was|are|lies|"
+        r"comes|sits|must be)\b"),
+    _rx(r"\b(?:it's|it is|its|that's|that is|thats|this is|this's|which is)\s+(?:just\s+|probably\s+|likely\s+)?"
+        r"(?:because|due to|caused by)\b"),
+    _rx(r"^because\b"),
+    _rx(r"\b(?:might be|may be|could be|must be|probably|maybe|likely|i think it's|i bet it's|i bet)\s+"
+        r"(?:just\s+)?(?:because|due to|caused by)\b"),
+    _rx(r"\b(?:caused by|is due to|are due to|comes from the|is coming from)\b"),
+    _rx(r"\b(?:you're|you are|it's|it is|its|we're|we are|this is|that's|thats|kernel is|kernel's)\s+"
+        r"(?:\w+\s+)?(?:memory|compute|bandwidth|latency|launch|register|occupancy|issue|l2|dram|smem)[- ]?"
+        r"(?:bound|limited|starved)\b"),
+    _rx(r"\b(?:there's|there is|there are|you have|you've got|it has|it's got)\s+(?:a\s+|an\s+)?"
+        r"(?:bank conflicts?|race|race condition|deadlock|register spill|spills?|off[- ]by[- ]one|bug|typo|"
+        r"leak|overflow|uncoalesced|divergen\w+)\b"),
+]
+_LOCATION = _rx(r"\b(?:in|on|at|near|around)\s+line\s+\d+|\blines?\s+\d+(?:\s*-\s*\d+)?\s+(?:of|in)\b|"
+                r"\b[\w./-]+\.(?:cu|cuh|py|c|cc|cpp|h|hpp|rs|go|js|ts):\d+")
+_SOLUTION_TERMS = (
+    r"(?:wgmma|wmma|mma(?:\.sync)?|tma|cp\.async|ldmatrix|stmatrix|tensor\s?cores?|tensorcores?|cutlass|cute|"
+    r"cublas(?:lt)?|cudnn|triton|thrust|cub|cufft|cupy|shared\s+mem(?:ory)?|smem|registers?|warp\s+shuffles?|"
+    r"shfl\w*|__\w+|ldg|float4|float2|half2|vectori[sz]ed|vector\s+loads?|128[- ]bit|swizzl\w*|padding|pad|"
+    r"split[- ]?k|stream[- ]?k|persistent|double[- ]buffer\w*|multi[- ]?stage|pipelin\w*|async\s+cop\w+|"
+    r"coalesc\w*|fuse|fusion|fused|unroll\w*|tiling|tiles?|tile\s+size|block\s*size|launch\s+bounds|"
+    r"maxrregcount|-o3|fast[-_ ]math|fma|fp16|bf16|fp8|tf32|fp32|int8|half|online\s+softmax|exp2|rsqrt|"
+    r"intrinsics?|warp[- ]speciali[sz]\w*|producer|consumer|clusters?|multicast|dsmem|tmem|tcgen05|"
+    r"cuda\s+graphs?|graphs|streams?|pinned|memcpyasync|atomics?|atomicadd|tree\s+reduction|warp\s+reduc\w*|"
+    r"block\s+reduc\w*|avx\w*|simd|neon|openmp|omp|prefetch\w*|non[- ]temporal|huge\s+pages|numa|mkl|blas|"
+    r"lookup\s+table|lut|bit\s+tricks?|recompute|precompute\w*|cach(?:e|ing)|transpose\w*|reorder\w*|"
+    r"im2col|winograd|fft|gemm|batched|bigger|larger|smaller|fewer|more\s+(?:threads|warps|blocks|stages))")
+# a number given as a setting ("to 128", "4 warps"), not a name ("the 4096x4096 case")
+_NUM_PARAM = (r"\b(?:to|by|of)\s+\d+\b|\b\d+\s*(?:warps?|threads?|blocks?|stages?|registers?|regs|tiles?|"
+              r"elements?|bytes?|kb|-?way|-?wide|lanes?|buffers?|ctas?)\b")
+_SOLUTION = [
+    _rx(r"\b(?:have you tried|did you try|have you considered|did you consider)\b(?!\s+(?:running|rerunning|"
+        r"measuring|profiling|timing|checking|looking|comparing|printing|counting|testing|it again|again))"),
+    _rx(r"\b(?:would|could|might|will|can)\s+(?:it|that|this)\s+help\s+(?:to|if)\b"),
+    _rx(r"\b(?:why not (?:use|try|just|switch|do|go|make|put|store|keep|load|move|"
+        r"write|rewrite|run|call|add)|why don't you|why dont you|why do you not|how come you don't|"
+        r"you could try|you should try|you might try|maybe try|try using|"
+        r"how about using|what about using|instead of using|rather than using|"
+        r"you should use|you need to use|you have to use|you must use|we should use|should be using|"
+        r"could you use|can you use|can't you use|cant you use|couldn't you use|shouldn't you use|"
+        r"wouldn't it be (?:better|faster)|would it be (?:better|faster) to|isn't it (?:better|faster) to|"
+        r"just use|better to use|better off using|replace\s+[^.?!]{1,40}\s+with|"
+        r"rewrite (?:it|this) (?:with|using|in))\b"),
+    _rx(r"^(?:(?:just|maybe|perhaps|then|so|and|also|now|first|please)\s+)*(?:tile|unroll|fuse|vectori[sz]e|pad|"
+        r"swizzle|transpose|prefetch|double[- ]buffer|pipeline|coalesce|hoist|interleave|precompute|specialize|"
+        r"specialise)\b"),
+    _rx(r"^(?:(?:just|maybe|perhaps|then|so|and|also|now|first|please)\s+)*(?:use|try|switch(?: over)? to|go with|"
+        r"move|put|store|keep|load|cache|split|batch|stage|overlap|bump|raise|lower|increase|decrease|inline|"
+        r"reorder|replace|launch|compile|add|remove|drop|make|give|set|change|turn)\b"
+        r"(?!\s+(?:running|rerunning|again|measuring|profiling|timing|it again))"
+        r"[^.?!]*?(?:\b" + _SOLUTION_TERMS + r"\b|" + _NUM_PARAM + r")"),
+    _rx(r"\b(?:what about|how about|what if (?:you|we)|maybe|perhaps|instead|rather|switch(?: over)? to|go with)\b"
+        r"[^.?!]{0,40}\b" + _SOLUTION_TERMS + r"\b"),
+    _rx(r"\b(?:could you|can you|should you|should we|shouldn't we|you should|you could|you might|we should|"
+        r"we could|you need to|you have to|we need to|i'd|i would|let's|lets)\s+(?:just\s+|also\s+|maybe\s+)?"
+        r"(?:use|try|add|switch|move|put|store|keep|load|apply|enable|turn on|increase|decrease|make|give|"
+        r"change|replace|rewrite|tile|unroll|fuse|pad|swizzle|cache|prefetch|split|batch)\b[^.?!]{0,40}\b"
+        + _SOLUTION_TERMS + r"\b"),
+]
+_VALUE = [
+    _rx(r"\b(?:set|change|make|increase|decrease|bump|raise|lower|reduce|cut|drop|limit|cap)\b[^.?!]{0,40}?"
+        r"\bto\s+(?:just\s+|only\s+|about\s+|around\s+)?(?:\d|one\b|two\b|three\b|four\b|eight\b|sixteen\b|half\b)"),
+    _rx(r"\b(?:use|with|try)\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b"),
+]
+# "the tolerance is 1e-2, right?": a statement handed over with a request to agree
+_TAG_FACT = _rx(r"\b(?:is|are|has|have|was|were|uses?|does|do)\b[^?]{3,},?\s*(?:right|correct|no|yes|isn't it|"
+                r"aren't they|doesn't it|don't they|true)\s*\?\s*$")
+_LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wouldn't|shouldn't|is it not|"
+               r"are we not|are you not|surely)\b[^.?!]{0,40}\b(?:(?:memory|compute|bandwidth|latency|launch|"
+               r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
+               + _SOLUTION_TERMS + r")\b")
+_CORRECTION = _rx(r"^(?:no|nope|wrong|actually|not quite|that's wrong|that's not right|thats wrong|incorrect)\b[,.!:]?"
+                  r"\s+\w+")
+_TERMINAL = _rx(r"^\s*(?:\$ |\w[\w.-]*@[\w.-]+:|>>> |traceback \(most recent call last\)|error:|warning:|"
+                r"\w+error:|at \w+\.|\s{4}\S|#include|__global__|\w+\s*\(.*\)\s*[{;]\s*$)")
+_ATTACH = _rx(r"^#\s*files mentioned by the user|^<image>|\[image\]|\[image #?\d+\]")
+_URL = _rx(r"\bhttps?://\S+|\bwww\.\S+")
+_MEASURE_VERBS = _rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|show|measure|profile|time|print|"
+                     r"count|check|compare|plot|dump|list|report|give|tell|look|read|verify|confirm|test|prove|"
+                     r"repeat)\b")
+
+_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+[-—–]\s+(?=\w)|:\s+|"
+                    r",\s+(?=(?:what|why|how|which|where|what's|how's)\b)", re.I)
+_CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+
+
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|vs|etc|approx|cf|resp|incl|eq|fig)\.", re.I)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a message (also split at '..', ': ' and line breaks)."""
+    if "." in text:
+        text = _ABBREV.sub(lambda m: m.group(0)[:-1] + "\u2024", text)  # a one-dot leader: not a full stop
+    spans = []
+    pos = 0
+    for m in list(_SPLIT.finditer(text)) + [None]:
+        end = m.start() if m is not None else len(text)
+        a, b = pos, end
+        while a < b and text[a] in ' \t"':
+            a += 1
+        while b > a and text[b - 1] in ' \t"':
+            b -= 1
+        if b > a:
+            spans.append((a, b))
+        if m is not None:
+            pos = m.end()
+    return spans
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a message (also split at '..', ': ' and line breaks, as people type)."""
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def _strip_filler(s: str) -> str:
+    return _FILLER.sub("", s.lstrip(" +->*#•,:;.")).lstrip(" ,:;.-")
+
+
+def is_interrogative(sentence: str) -> bool:
+    """Whether one sentence asks something (a question mark, or a question's opening)."""
+    s = sentence.rstrip(" \"')]}*_")
+    if s.endswith("?"):
+        m = _REQUEST.match(_strip_filler(s.lower()))
+        return not (m and not _ASK_VERBS.match(m.group(1)) and not _asks_within(s))
+    core = _strip_filler(s.lower())
+    if (_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core)) or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core):
+        return True
+    m = _REQUEST.match(core)
+    return bool(m and _ASK_VERBS.match(m.group(1)) and _asks_within(core[m.start(1):]))
+
+
+def _asks_within(s: str) -> bool:
+    return bool(_WH_ANYWHERE.search(s))
+
+
+_REQUEST_WITHIN = _rx(r"\b(?:we can|you can|we could|you could|let's|lets|please|go ahead and|i want you to|"
+                     r"i need you to|make sure)\s+(?:just\s+|also\s+|now\s+)?(?:commit|push|merge|run|rerun|test|"
+                     r"build|update|write|add|create|open|delete|remove|revert|fix|implement|continue|do|make|"
+                     r"move|check|verify|measure|profile|show|try|use|change|set|finish|publish|record|save)\b|"
+                     r"\b(?:commit|push|merge|deploy|publish)\s+(?:and|&|then)\s+(?:push|merge|deploy|publish)\b")
+
+
+def _is_request(sentence: str) -> bool:
+    core = _strip_filler(sentence.lower())
+    return bool(_REQUEST.match(core) or _IMPERATIVE.match(core) or _REQUEST_WITHIN.search(core))
+
+
+def _either(rxs: list[re.Pattern]) -> re.Pattern:
+    return re.compile("|".join(f"(?:{rx.pattern})" for rx in rxs), re.I)
+
+
+_ANSWER_ANY = _either(_ANSWER)
+_SOLUTION_CORE = _either([rx for rx in _SOLUTION if rx.pattern.startswith("^")])  # read after the fillers
+_SOLUTION_ANY = _either([rx for rx in _SOLUTION if not rx.pattern.startswith("^")])
+_HELP = _rx(r"\b(?:would|could|might|will|can)\s+(?:[\w-]+\s+){1,3}help\b")
+_TERM = _rx(r"\b" + _SOLUTION_TERMS + r"\b")
+_VALUE_ANY = _either(_VALUE)
+_HW_NUMBER_ANY = _either(_HW_NUMBER)
+
+
+def information_markers(text: str, sentences_: list[str] | None = None,
+                        flags: list[bool] | None = None) -> list[str]:
+    """Why a message carries information (empty: it does not)."""
+    reasons: list[str] = []
+    low = text.lower()
+    if _ATTACH.search(low):
+        reasons.append("attaches files or images")
+    if "```" in text:
+        reasons.append("pastes code or output")
+    if "\n" in text:
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        if len(lines) >= 2 and sum(1 for ln in lines if _TERMINAL.match(ln)) >= 2:
+            reasons.append("pastes code or output")
+    if "http" in low or "www." in low:
+        if _URL.search(text):
+            reasons.append("gives a reference (URL)")
+    if sentences_ is None:
+        sentences_ = sentences(_CODE_FENCE.sub(" ", text))
+    if flags is None:
+        flags = [is_interrogative(s) for s in sentences_]
+    for s, question in zip(sentences_, flags):
+        ls = s.lower()
+        core = _strip_filler(ls)
+        digits = any(c.isdigit() for c in ls)
+        if digits and _HW_NUMBER_ANY.search(ls):
+            reasons.append("hardware number")
+        if not question and _HW_FACT.search(ls):
+            reasons.append("hardware fact")
+        if not question and _ANSWER_ANY.search(core):
+            reasons.append("gives the answer or cause")
+        if question and _TAG_FACT.search(ls) and not _WH.match(core) and not _AUX_Q.match(core):
+            reasons.append("states a fact to confirm")
+        if question and _LEADING.search(core):
+            reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
+        if digits and _LOCATION.search(ls):
+            reasons.append("points at the place")
+        if _SOLUTION_CORE.match(core) or _SOLUTION_ANY.search(ls) or (_HELP.search(ls) and _TERM.search(ls)):
+            reasons.append("suggests a solution")
+        if _VALUE_ANY.search(ls):
+            reasons.append("gives a value")
+        if not question and _CORRECTION.match(ls) and not _ACK.match(ls):
+            reasons.append("corrects the agent")
+    seen: list[str] = []
+    for r in reasons:
+        if r not in seen:
+            seen.append(r)
+    return seen
+
+
+@lru_cache(maxsize=65536)
+def classify(text: str, via: str | None = None) -> Classification:
+    """Label one human message (see the module's docstring)."""
+    text = (text or "").strip()
+    if not text:
+        return Classification("other", ("empty",), "")
+    prose = _CODE_FENCE.sub(" ", text) if "```" in text else text
+    spans = sentence_spans(prose)
+    sents = [prose[a:b] for a, b in spans]
+    flags = [is_interrogative(s) for s in sents]
+    info = information_markers(text, sents, flags)
+    if via == "ask_user_question":
+        return Classification("information" if info else "other",
+                              tuple(info) or ("answers the agent's question",), "")
+    if info:
+        return Classification("information", tuple(info), "")
+    if _ACK.match(text.lower()) and len(text.split()) <= 8:
+        return Classification("other", ("acknowledges or chooses",), "")
+    if any(flags):
+        asked = sum(len(s.split()) for s, q in zip(sents, flags) if q)
+        told = sum(len(s.split()) for s, q in zip(sents, flags) if not q and not _is_request(s))
+        if told > 30 and told > 2 * asked:
+            # a question wrapped in paragraphs of context hands the agent that context
+            return Classification("information", ("states context at length",), "")
+        return Classification("question", ("asks",), question_part(prose, spans, flags))
+    if any(_is_request(s) for s in sents):
+        return Classification("directive", ("asks for an action",), "")
+    if len(text.split()) <= 3:
+        return Classification("other", ("fragment",), "")
+    return Classification("information", ("states",), "")
+
+
+_CONTENT = re.compile(r"[a-z]{3,}")
+_LIGHT = frozenset("""why what how which where when who whose this that these those there here the and but you your
+our are was were does did can could would should will have has had its it's about with from into out for not any
+some just really also maybe please think figure find way ones one get got now still then than them they their
+we're you're that's what's""".split())
+
+
+def _weight(s: str) -> int:
+    return sum(1 for w in _CONTENT.findall(s.lower()) if w not in _LIGHT)
+
+
+def question_part(text: str, spans: list[tuple[int, int]], flags: list[bool]) -> str:
+    """The interrogative sentences, each with the measurement requests that follow it, as written.
+
+    A question too light to stand alone ("can we figure out why?", "is it noise?") keeps the
+    short sentence before it, which says what it is about."""
+    sents = [text[a:b] for a, b in spans]
+    keep: list[int] = []
+    after_question = False
+    for i, (s, q) in enumerate(zip(sents, flags)):
+        if q:
+            if _weight(s) <= 1 and not after_question:
+                j = i - 1
+                while j >= 0 and _weight(sents[j]) == 0:
+                    j -= 1
+                if j >= 0 and not flags[j] and len(sents[j].split()) <= 25:
+                    keep.extend(range(j, i))
+            keep.append(i)
+            after_question = True
+        elif after_question and _MEASURE_VERBS.match(_strip_filler(s.lower())):
+            keep.append(i)
+        else:
+            after_question = False
+    # contiguous sentences keep the words between them (": ", ", "), others are joined by a space
+    parts: list[str] = []
+    run_start = run_end = None
+    last = None
+    for i in keep:
+        a, b = spans[i]
+        if last is not None and i == last + 1:
+            run_end = b
+        else:
+            if run_start is not None:
+                parts.append(text[run_start:run_end])
+            run_start, run_end = a, b
+        last = i
+    if run_start is not None:
+        parts.append(text[run_start:run_end])
+    out = " ".join(" ".join(p.split()) for p in parts)
+    return out.replace("..", " ").replace("  ", " ")

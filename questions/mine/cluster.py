@@ -1,0 +1,267 @@
+"""Clustering near-duplicate questions: TF-IDF over terms and term pairs, average linkage.
+
+Each distinct question (its terms, from `normalise.terms`) is a vector: its terms weighted by
+inverse document frequency, its adjacent term pairs at `bigram_weight`, placeholders (`<n>`,
+`<file>`) at `placeholder_weight`, L2-normalised. Similar pairs are found without comparing every
+pair: the postings of each term give the pairs that share it (numpy, rarest terms first, within
+a budget of pairs), then the exact cosine of those candidates. Clusters grow by average linkage
+over those edges, strongest first: two clusters join when the edge between them reaches
+`edge_threshold` *and* the mean cosine over all their cross pairs reaches `join_threshold`
+(computed exactly from the clusters' summed vectors, so a chain of pairwise-similar questions
+cannot drag unrelated ones together).
+
+Questions asked many times count with their weight (how often each distinct text was asked).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class ClusterConfig:
+    edge_threshold: float = 0.4
+    join_threshold: float = 0.33
+    bigram_weight: float = 0.5
+    placeholder_weight: float = 0.3
+    secondary_weight: float = 0.4  # terms of the requests that follow a question
+    char_weight: float = 0.5  # character trigrams of terms (typos, spelling variants)
+    match_threshold: float = 0.55  # cosine of a cluster's representative to an existing bank item
+    pair_budget: int = 3_000_000  # candidate pairs generated from shared terms, at most
+
+
+@dataclass
+class Space:
+    """The fitted term space: vocabulary and inverse document frequencies."""
+
+    vocab: dict[str, int]
+    idf: list[float]
+    config: ClusterConfig = field(default_factory=ClusterConfig)
+
+    def vector(self, terms: list[str]) -> dict[int, float]:
+        """A sparse, L2-normalised vector (terms unknown to the space get the largest idf)."""
+        feats = _features(terms, self.config)
+        top = max(self.idf) if self.idf else 1.0
+        vec: dict[int, float] = {}
+        extra: dict[str, float] = {}
+        for f, w in feats.items():
+            i = self.vocab.get(f)
+            if i is None:
+                extra[f] = w * top
+            else:
+                vec[i] = w * self.idf[i]
+        norm = math.sqrt(sum(v * v for v in vec.values()) + sum(v * v for v in extra.values())) or 1.0
+        return {i: v / norm for i, v in vec.items()}
+
+
+def _features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
+    """Feature -> raw weight (tf and kind weights; idf comes later).
+
+    A term marked `~term` comes from a request that follows the question ("... Show me the
+    spread."): it counts at `secondary_weight`, so that the question itself decides the match."""
+    tf: dict[str, float] = {}
+    for t in terms:
+        w = 1.0
+        if t[0] == "~":
+            t, w = t[1:], cfg.secondary_weight
+        tf[t] = tf.get(t, 0.0) + w
+    out: dict[str, float] = {}
+    for t, n in tf.items():
+        out[t] = (1.0 + math.log(max(n, 1.0)) if n >= 1.0 else n) * (cfg.placeholder_weight if t[0] == "<" else 1.0)
+    if cfg.char_weight > 0:
+        # character trigrams of longer terms: "liimted" and "limited" still share most of theirs
+        for t, n in tf.items():
+            if len(t) < 5 or t[0] == "<" or " " in t:
+                continue
+            grams = {t[i:i + 3] for i in range(len(t) - 2)}
+            w = cfg.char_weight * min(n, 1.0) / math.sqrt(len(grams))
+            for g in grams:
+                key = "#" + g
+                out[key] = out.get(key, 0.0) + w
+    for a, b in zip(terms, terms[1:]):
+        w = cfg.bigram_weight
+        if a[0] == "~" or b[0] == "~":
+            if a[0] != b[0]:
+                continue
+            a, b, w = a[1:], b[1:], w * cfg.secondary_weight
+        if a == b:
+            continue
+        key = a + " " + b
+        if key not in out:
+            out[key] = w * (cfg.placeholder_weight if a[0] == "<" and b[0] == "<" else 1.0)
+    return out
+
+
+def dot(a: dict[int, float], b: dict[int, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(v * b[k] for k, v in a.items() if k in b)
+
+
+@dataclass
+class Clustering:
+    clusters: list[list[int]]  # indices of the distinct docs, biggest (by weight) first
+    vectors: list[dict[int, float]]
+    space: Space
+    centrality: list[float]  # each doc's mean cosine to its cluster (weighted)
+
+
+def fit_space(docs: list[list[str]], config: ClusterConfig | None = None) -> Space:
+    """The vocabulary and inverse document frequencies of a set of docs (term lists)."""
+    cfg = config or ClusterConfig()
+    vocab: dict[str, int] = {}
+    df: list[int] = []
+    for d in docs:
+        for f in _features(d, cfg):
+            i = vocab.get(f)
+            if i is None:
+                vocab[f] = len(df)
+                df.append(1)
+            else:
+                df[i] += 1
+    n = len(docs)
+    return Space(vocab, [math.log((n + 1) / (d + 1)) + 1.0 for d in df], cfg)
+
+
+def cluster(docs: list[list[str]], weights: list[int] | None = None,
+            config: ClusterConfig | None = None) -> Clustering:
+    """Cluster distinct docs (term lists), each asked `weights[i]` times."""
+    cfg = config or ClusterConfig()
+    n = len(docs)
+    weights = list(weights) if weights is not None else [1] * n
+    space = fit_space(docs, cfg)
+    vocab, idf = space.vocab, space.idf
+    feats = [_features(d, cfg) for d in docs]
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    vectors: list[dict[int, float]] = []
+    for r, fs in enumerate(feats):
+        vec = {vocab[f]: w * idf[vocab[f]] for f, w in fs.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        vec = {k: v / norm for k, v in vec.items()}
+        vectors.append(vec)
+        rows.extend([r] * len(vec))
+        cols.extend(vec.keys())
+        vals.extend(vec.values())
+    I, J, S = similar_pairs(np.asarray(rows, np.int64), np.asarray(cols, np.int64), np.asarray(vals, np.float64),
+                            n, len(idf), cfg.edge_threshold, cfg.pair_budget)
+    clusters = _average_linkage(n, I, J, S, vectors, weights, cfg)
+    centrality = [0.0] * n
+    for members in clusters:
+        total: dict[int, float] = {}
+        wsum = 0
+        for m in members:
+            wsum += weights[m]
+            for k, v in vectors[m].items():
+                total[k] = total.get(k, 0.0) + v * weights[m]
+        for m in members:
+            centrality[m] = dot(vectors[m], total) / wsum if wsum else 0.0
+    clusters.sort(key=lambda c: (-sum(weights[m] for m in c), min(c)))
+    return Clustering(clusters, vectors, space, centrality)
+
+
+def similar_pairs(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_docs: int, n_feats: int,
+                  threshold: float, budget: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs (i < j) of docs whose cosine is at least `threshold`, with the cosine.
+
+    Candidates come from terms shared by few enough docs that all their pairs fit `budget`
+    (rarest first); the cosine of each candidate is then exact, over every term.
+    """
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    if n_docs < 2 or rows.size == 0:
+        return empty
+    order = np.lexsort((rows, cols))
+    d, f, w = rows[order], cols[order], vals[order]
+    df = np.bincount(f, minlength=n_feats)
+    starts = np.zeros(n_feats, np.int64)
+    starts[1:] = np.cumsum(df)[:-1]
+    cost = df.astype(np.int64) * (df - 1) // 2
+    by_df = np.argsort(df, kind="stable")
+    within = np.cumsum(cost[by_df]) <= budget
+    use = np.zeros(n_feats, bool)
+    use[by_df[within]] = True
+    use &= df >= 2
+    parts_i, parts_j, parts_w = [], [], []
+    for k in np.unique(df[use]):
+        fs = np.nonzero(use & (df == k))[0]
+        idx = starts[fs][:, None] + np.arange(k)[None, :]
+        docs, ws = d[idx], w[idx]
+        iu, ju = np.triu_indices(int(k), 1)
+        parts_i.append(docs[:, iu].ravel())
+        parts_j.append(docs[:, ju].ravel())
+        parts_w.append((ws[:, iu] * ws[:, ju]).ravel())
+    if not parts_i:
+        return empty
+    key = np.concatenate(parts_i) * n_docs + np.concatenate(parts_j)
+    weight = np.concatenate(parts_w)
+    uniq, inv = np.unique(key, return_inverse=True)
+    partial = np.bincount(inv, weights=weight)
+    I, J = uniq // n_docs, uniq % n_docs
+    rest = np.nonzero(~use & (df >= 2))[0]
+    if rest.size:
+        # terms too common to enumerate pairs from still count toward the cosine of candidates
+        keep = partial >= threshold * 0.25
+        I, J, partial = I[keep], J[keep], partial[keep]
+        col = np.zeros(n_docs)
+        for fi in rest:
+            s, k = starts[fi], df[fi]
+            col[:] = 0.0
+            col[d[s:s + k]] = w[s:s + k]
+            partial = partial + col[I] * col[J]
+    keep = partial >= threshold - 1e-9
+    return I[keep], J[keep], partial[keep]
+
+
+def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vectors: list[dict[int, float]],
+                     weights: list[int], cfg: ClusterConfig) -> list[list[int]]:
+    parent = list(range(n))
+    size = [float(w) for w in weights]
+    sums: list[dict[int, float] | None] = [None] * n
+    members: list[list[int]] = [[i] for i in range(n)]
+    version = [0] * n
+    rejected: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def summed(r: int) -> dict[int, float]:
+        s = sums[r]
+        if s is None:
+            w = weights[r]
+            s = {k: v * w for k, v in vectors[r].items()}
+            sums[r] = s
+        return s
+
+    for e in np.argsort(-S, kind="stable"):
+        a, b = find(int(I[e])), find(int(J[e]))
+        if a == b:
+            continue
+        if a > b:
+            a, b = b, a
+        seen = rejected.get((a, b))
+        if seen is not None and seen == (version[a], version[b]):
+            continue
+        if size[a] * size[b] == 1.0:
+            mean = float(S[e])  # two single askings: the edge is the mean
+        else:
+            mean = dot(summed(a), summed(b)) / (size[a] * size[b])
+        if mean < cfg.join_threshold:
+            rejected[(a, b)] = (version[a], version[b])
+            continue
+        big, small = (a, b) if len(members[a]) >= len(members[b]) else (b, a)
+        sb, ss = summed(big), summed(small)
+        for k, v in ss.items():
+            sb[k] = sb.get(k, 0.0) + v
+        sums[small] = None
+        parent[small] = big
+        size[big] += size[small]
+        members[big].extend(members[small])
+        members[small] = []
+        version[big] += 1
+    return [sorted(members[r]) for r in range(n) if parent[r] == r and members[r]]

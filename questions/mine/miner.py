@@ -1,0 +1,312 @@
+"""The miner: logs in, labelled messages and clusters of alike questions out.
+
+    reads    = extract.read_logs(paths)                  # human messages with context and outcome
+    labels   = classify.classify(text)                    # question | directive | information | other
+    terms    = normalise.terms(normalise.generalise(q))   # specifics out, stems and synonyms in
+    clusters = cluster.cluster(distinct terms, counts)    # near-duplicates together
+    per cluster: representative, how often, in how many sessions, kinds before, gains after,
+                 triggers, layers, arch, and the existing bank item it matches (if any)
+
+`mine(paths)` does it all and returns a `MineResult`; `write` and `report` turn that into a bank
+file and a Markdown report.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from questions.mine.classify import LABELS, classify, is_interrogative, sentences
+from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot
+from questions.mine.extract import LogRead, Message, read_logs
+from questions.mine.normalise import generalise, terms
+from questions.mine.outcome import cluster_stats, shrunk_gain
+from questions.mine.write import guess_arch, guess_layers, guess_triggers
+
+MAX_TEXT = 160
+
+
+@dataclass
+class MineConfig:
+    window: int = 3  # timed evaluations after an asking that count as what followed it
+    min_gain: float = 0.01  # the relative gain that counts as an improvement
+    include_autopilot: bool = True  # autopilot's bank questions count toward their items' statistics
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
+    detector_config: object = None  # questions.detectors.DetectorConfig for foreign transcripts
+
+
+@dataclass
+class QuestionCluster:
+    """Alike questions: one bank candidate."""
+
+    id: str
+    text: str  # the representative: a real member, specifics generalised
+    example: str  # that member as it was asked
+    members: list[Message]
+    variants: list[tuple[str, int]]  # distinct generalised texts, most asked first
+    stats: dict
+    triggers: tuple[str, ...]
+    layers: tuple[str, ...]
+    arch: tuple[str, ...]
+    vector: dict[int, float] = field(default_factory=dict, repr=False)  # summed member vectors
+    weight: int = 0
+    docs: list = field(default_factory=list, repr=False)  # (terms, times asked) of its distinct wordings
+    match: str | None = None  # the existing bank item it matches
+    match_score: float = 0.0
+
+    @property
+    def rank_gain(self) -> float:
+        return shrunk_gain(self.stats)
+
+
+@dataclass
+class MineResult:
+    reads: list[LogRead]
+    messages: list[Message]
+    clusters: list[QuestionCluster]
+    space: Space | None
+    config: MineConfig
+    bank_files: list[str] = field(default_factory=list)
+
+    def by_label(self) -> dict[str, list[Message]]:
+        out: dict[str, list[Message]] = {k: [] for k in LABELS}
+        for m in self.messages:
+            out.setdefault(m.label, []).append(m)
+        return out
+
+    @property
+    def new_clusters(self) -> list[QuestionCluster]:
+        return [c for c in self.clusters if c.match is None]
+
+    @property
+    def sessions(self) -> int:
+        return len({m.session for m in self.messages})
+
+    def ranked(self) -> list[QuestionCluster]:
+        """Clusters by the gains that followed (shrunk by how few askings they rest on), then by use."""
+        return sorted(self.clusters, key=lambda c: (-c.rank_gain if c.rank_gain != float("-inf") else float("inf"),
+                                                    -c.stats.get("asked", 0), c.id))
+
+
+def label_messages(messages: Iterable[Message]) -> None:
+    for m in messages:
+        c = classify(m.text, m.via)
+        m.label, m.reasons, m.question = c.label, c.reasons, c.question_part
+        if m.source == "autopilot" or (m.source == "bank" and m.bank_id):
+            # a bank question sent as is: a question by construction
+            m.label, m.reasons, m.question = "question", ("sent from the bank",), m.text
+
+
+_CLEAN_HEAD = re.compile(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|well|hey|oh|ah|wait|alright|right|quick question|"
+                         r"btw|yeah|yes|no|\+|-)[\s,:;.!-]+)+", re.I)
+
+
+def display_text(generalised: str) -> str:
+    """A generalised question as a bank text: fillers off the front, a capital, a question mark."""
+    t = _CLEAN_HEAD.sub("", generalised).strip()
+    t = t.lstrip("-–—•*> ").strip()
+    if not t:
+        t = generalised.strip()
+    if t and t[0].islower():
+        t = t[0].upper() + t[1:]
+    if t and t[-1] not in "?.!)":
+        t += "?" if is_interrogative(t) else ""
+    return t
+
+
+def _fit(text: str, limit: int = MAX_TEXT) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    for stop in ("? ", ". "):
+        i = cut.rfind(stop)
+        if i >= 40:
+            return cut[: i + 1]
+    return cut[: cut.rfind(" ")].rstrip(",;:") + "\u2026"
+
+
+def _slug(text: str, digest_of: str) -> str:
+    words = [w for w in re.findall(r"[a-z][a-z0-9]+", text.lower())
+             if w not in _SLUG_STOP and len(w) > 2][:5]
+    h = hashlib.sha1(digest_of.encode("utf-8")).hexdigest()[:6]
+    base = "-".join(words)[:48].rstrip("-") or "question"
+    return f"mined-{base}-{h}"
+
+
+_SLUG_STOP = frozenset("""the this that these those you your our are was were does did has have had can could would
+should will what why how which where when who whose its it's there here with from into for and but not any all
+some each one just really also maybe please about than then them they their been being is am of on at to in
+name code file size rate time pct ratio gpu arch shape freq url""".split())
+
+
+def question_terms(generalised: str) -> list[str]:
+    """The terms clustering compares: the question's own, then `~`-marked ones of the requests after it."""
+    primary: list[str] = []
+    secondary: list[str] = []
+    for s in sentences(generalised):
+        if is_interrogative(s):
+            primary.extend(terms(s))
+        else:
+            secondary.extend("~" + t for t in terms(s))
+    if not primary:
+        return [t[1:] for t in secondary]
+    return primary + secondary
+
+
+def mine(paths: Iterable[str | os.PathLike], config: MineConfig | None = None, *,
+         bank=None, sessions_dir: str | os.PathLike | None = None) -> MineResult:
+    """Mine LOGs into labelled messages and question clusters (matched against `bank` if given)."""
+    cfg = config or MineConfig()
+    reads = read_logs(paths, window=cfg.window, min_gain=cfg.min_gain, detector_config=cfg.detector_config,
+                      sessions_dir=sessions_dir)
+    messages = [m for r in reads for m in r.messages]
+    return mine_messages(messages, cfg, bank=bank, reads=reads)
+
+
+def mine_messages(messages: list[Message], config: MineConfig | None = None, *, bank=None,
+                  reads: list[LogRead] | None = None) -> MineResult:
+    """The miner from extracted messages on (labels, clusters, statistics, bank matches)."""
+    cfg = config or MineConfig()
+    label_messages(messages)
+    pool = [m for m in messages if m.label == "question" and (cfg.include_autopilot or m.source != "autopilot")]
+    # distinct questions: same terms in the same order are the same question
+    index: dict[tuple, int] = {}
+    docs: list[list[str]] = []
+    groups: list[list[Message]] = []
+    shown: list[dict[str, int]] = []
+    for m in pool:
+        g = generalise(m.question or m.text)
+        ts = question_terms(g.text)
+        key = tuple(ts) if ts else ("<vague>", g.text.lower())
+        i = index.get(key)
+        if i is None:
+            i = index[key] = len(docs)
+            docs.append(ts)
+            groups.append([])
+            shown.append({})
+        groups[i].append(m)
+        shown[i][g.text] = shown[i].get(g.text, 0) + 1
+    weights = [len(g) for g in groups]
+    clustering = cluster(docs, weights, cfg.cluster) if docs else None
+    clusters = _build_clusters(clustering, groups, shown, weights, docs) if clustering else []
+    result = MineResult(reads or [], messages, clusters, clustering.space if clustering else None, cfg)
+    if bank is not None and clustering is not None:
+        match_bank(result, bank)
+    return result
+
+
+def _build_clusters(clustering: Clustering, groups: list[list[Message]], shown: list[dict[str, int]],
+                    weights: list[int], all_docs: list[list[str]]) -> list[QuestionCluster]:
+    out = []
+    used_ids: set[str] = set()
+    for members_docs in clustering.clusters:
+        members = [m for d in members_docs for m in groups[d]]
+        variants: dict[str, int] = {}
+        for d in members_docs:
+            for text, n in shown[d].items():
+                variants[text] = variants.get(text, 0) + n
+
+        def text_of(d: int) -> str:
+            return max(shown[d].items(), key=lambda kv: (kv[1], -len(kv[0])))[0]
+
+        def score(d: int) -> tuple:
+            t = display_text(text_of(d))
+            return (len(t) <= MAX_TEXT, round(clustering.centrality[d], 3), -t.count("<"), weights[d], -len(t))
+
+        best = max(members_docs, key=score)
+        rep_generalised = text_of(best)
+        text = _fit(display_text(rep_generalised))
+        example = next(m.question or m.text for m in groups[best])
+        vec: dict[int, float] = {}
+        for d in members_docs:
+            for k, v in clustering.vectors[d].items():
+                vec[k] = vec.get(k, 0.0) + v * weights[d]
+        stats = cluster_stats(members)
+        texts = [m.question or m.text for m in members]
+        cid = _slug(text, "\n".join(sorted(variants)))
+        while cid in used_ids:
+            cid = cid + "x"
+        used_ids.add(cid)
+        out.append(QuestionCluster(
+            id=cid, text=text, example=example, members=members,
+            variants=sorted(variants.items(), key=lambda kv: (-kv[1], kv[0])), stats=stats,
+            triggers=guess_triggers(stats.get("kinds", {}), texts), layers=guess_layers(texts),
+            arch=guess_arch(texts), vector=vec, weight=sum(weights[d] for d in members_docs),
+            docs=[(all_docs[d], weights[d]) for d in members_docs]))
+    return out
+
+
+def match_bank(result: MineResult, bank) -> None:
+    """Mark each cluster with the existing bank item it matches, if any.
+
+    In order: most of its askings carry the item's id (sent from the bank); one of its wordings
+    is the item's text; the item, taken as one more asking, would have joined the cluster (its
+    mean cosine to the askings reaches the join threshold and its cosine to the representative
+    reaches `match_threshold`), written items before mined ones, then the closest. Items kept to
+    other architectures are not duplicates. Similarity here is measured in a term space fitted on
+    the askings and the bank's texts together, so that with few askings common words do not look
+    rare; the clusters themselves do not depend on the bank.
+    """
+    from questions.mine.cluster import fit_space
+    from questions.mine.write import text_key
+
+    cfg = result.config.cluster
+    items = list(bank)
+    if not items or not result.clusters:
+        return
+    item_terms = [terms(generalise(it.text).text) for it in items]
+    distinct = [d for c in result.clusters for d, _ in c.docs]
+    space = fit_space(distinct + item_terms, cfg)
+    postings: dict[int, list[tuple[int, float]]] = {}
+    vectors = []
+    for j, ts in enumerate(item_terms):
+        v = space.vector(ts)
+        vectors.append(v)
+        for k, w in v.items():
+            postings.setdefault(k, []).append((j, w))
+    by_id = {it.id: j for j, it in enumerate(items)}
+    by_text: dict[str, int] = {}
+    for j, it in enumerate(items):
+        by_text.setdefault(text_key(generalise(it.text).text), j)
+    for c in result.clusters:
+        votes: dict[str, int] = {}
+        for m in c.members:
+            if m.bank_id and m.bank_id in by_id:
+                votes[m.bank_id] = votes.get(m.bank_id, 0) + 1
+        if votes:
+            best_id, n = max(votes.items(), key=lambda kv: (kv[1], kv[0]))
+            if n * 2 >= len(c.members):
+                c.match, c.match_score = best_id, 1.0
+                continue
+        same = [by_text[k] for k in (text_key(t) for t, _ in c.variants) if k in by_text]
+        if same:
+            c.match, c.match_score = items[same[0]].id, 1.0
+            continue
+        total: dict[int, float] = {}
+        for d, w in c.docs:
+            for k, v in space.vector(d).items():
+                total[k] = total.get(k, 0.0) + v * w
+        scores: dict[int, float] = {}
+        for k, v in total.items():
+            for j, w in postings.get(k, ()):
+                scores[j] = scores.get(j, 0.0) + v * w
+        rep = space.vector(terms(generalise(c.text).text))
+        fits = []
+        for j, s in scores.items():
+            mean = s / c.weight
+            # an item kept to other architectures does not serve this question's tasks: no duplicate
+            if (mean >= cfg.join_threshold and dot(vectors[j], rep) >= cfg.match_threshold
+                    and _arch_compatible(items[j].arch, c.arch)):
+                fits.append((items[j].provenance != "mined", mean, j))
+        if fits:
+            _, mean, j = max(fits)
+            c.match, c.match_score = items[j].id, round(mean, 3)
+
+
+def _arch_compatible(item_arch, cluster_arch) -> bool:
+    tags = set(item_arch or ("any",))
+    if tags & {"any", "gpu"} and not (tags == {"gpu"} and set(cluster_arch) == {"cpu"}):
+        return True
+    return bool(tags & set(cluster_arch))
