@@ -96,6 +96,7 @@ class _ProgressView:
 
 def _print_report(console: Any, report: Any) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     from evaluator.report import rate_text
 
@@ -106,19 +107,20 @@ def _print_report(console: Any, report: Any) -> None:
     if rows:
         table = Table(title=f"{report.task} · eval seed {report.eval_seed}", title_justify="left")
         wide = console.width >= 110  # the rate column only where the flags still have room
-        table.add_column("scenario", no_wrap=True)
-        for name in ("seed ms", "cand ms", "ratio", "95% CI") + (("rate",) if wide else ()):
-            table.add_column(name, justify="right", no_wrap=True)
-        table.add_column("flags / failure", overflow="fold")
+        # numbers keep their width; a long scenario name is cut with an ellipsis instead
+        table.add_column("scenario", no_wrap=True, overflow="ellipsis", min_width=12, ratio=3)
+        for name, width in (("seed ms", 8), ("cand ms", 8), ("ratio", 6), ("95% CI", 11)) + (
+                (("rate", 14),) if wide else ()):
+            table.add_column(name, justify="right", no_wrap=True, min_width=width)
+        table.add_column("flags / failure", overflow="fold", min_width=10, ratio=2)
         for s in rows:
             verdict = "" if not s.ci else "green" if s.ci[0] > 1 else "red" if s.ci[1] < 1 else "yellow"
-            ratio = _f(s.ratio, ".3f")
             rate = rate_text(s, report.roofline) + (f" {s.pct_peak:.0f}%" if s.pct_peak is not None else "")
             table.add_row(
-                s.name if s.correct else f"[red]{s.name}[/red]", _f(s.seed_ms, ".4g"), _f(s.cand_ms, ".4g"),
-                f"[{verdict}]{ratio}[/{verdict}]" if verdict else ratio,
+                Text(s.name, style="" if s.correct else "red"), _f(s.seed_ms, ".4g"), _f(s.cand_ms, ".4g"),
+                Text(_f(s.ratio, ".3f"), style=verdict),
                 f"{s.ci[0]:.3f}-{s.ci[1]:.3f}" if s.ci else "", *((rate,) if wide else ()),
-                f"[red]{s.failure}[/red]" if not s.correct else " ".join(s.flags),
+                Text(s.failure or "", style="red") if not s.correct else Text(" ".join(s.flags)),
             )
         console.print(table)
     summary = report.summary()
@@ -128,14 +130,13 @@ def _print_report(console: Any, report: Any) -> None:
         highlight=False,
     )
     for v in summary["violations"]:
-        console.print(f"[red]violation[/red]: {v}", highlight=False)
+        console.print(Text.assemble(("violation", "red"), f": {v}"))
     if report.error:
-        console.print(f"[red]error ({report.error_kind})[/red]: {report.error}", highlight=False)
+        console.print(Text.assemble((f"error ({report.error_kind})", "red"), f": {report.error}"))
     if summary["goal_met"]:
         console.print("[bold green]GOAL MET[/bold green]")
     else:
-        console.print("[bold]goal not met[/bold]: " + "; ".join(summary["reasons"]), highlight=False)
-
+        console.print(Text.assemble(("goal not met", "bold"), ": " + "; ".join(summary["reasons"])))
 
 
 def _f(value: Any, spec: str) -> str:
