@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -121,11 +120,13 @@ class Evaluations:
                           ratio=result.get("ratio"))
 
         box: dict = {}
+        stop = threading.Event()
 
         def work() -> None:
             try:
                 box["report"] = evaluate_isolated(
-                    self.task, str(candidate), quick=quick, only=only, progress=progress, **self.options)
+                    self.task, str(candidate), quick=quick, only=only, progress=progress,
+                    cancel=stop, **self.options)
             except BaseException as exc:  # noqa: BLE001 - reported below
                 box["error"] = exc
 
@@ -135,7 +136,7 @@ class Evaluations:
         while worker.is_alive():
             worker.join(POLL_S)
             if cancel is not None and cancel.is_set():
-                kill_evaluator_children()
+                stop.set()  # the evaluator kills its child's process group
                 worker.join(5.0)
                 self.emit("eval_result", summary={"interrupted": True, "quick": quick, "only": only,
                                                   "best_geomean": self.best_geomean},
@@ -161,33 +162,3 @@ class Evaluations:
         self.note_result(ev, report)
         return EvalOutcome(report, summary, report.text_table(), ev)
 
-
-def kill_evaluator_children() -> list[int]:
-    """Kill the process groups of this process's children running the evaluator.
-
-    `evaluate_isolated` starts `python -m evaluator child` in a new process group and offers
-    no cancel; this finds those children by parent pid and command line.
-    """
-    me = os.getpid()
-    killed = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read().decode("utf-8", "replace")
-            fields = stat[stat.rindex(")") + 2:].split()
-            ppid, pgid = int(fields[1]), int(fields[2])
-            if ppid != me:
-                continue
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmd = f.read().split(b"\0")
-        except (OSError, ValueError, IndexError):
-            continue
-        if b"evaluator" in cmd and pgid == int(entry):
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-                killed.append(pgid)
-            except (ProcessLookupError, PermissionError):
-                pass
-    return killed

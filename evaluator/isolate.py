@@ -80,8 +80,13 @@ def default_timeout(task: Task, options: EvalOptions) -> float:
 def evaluate_isolated(task: Task | str | Path, candidate: str | Path | None = None, *,
                       timeout_s: float | None = None, stall_timeout_s: float = 60.0,
                       progress: Callable[[dict[str, Any]], None] | None = None,
-                      python: str | None = None, **options: Any) -> EvalReport:
+                      python: str | None = None, env: dict[str, str] | None = None,
+                      cancel: threading.Event | None = None, **options: Any) -> EvalReport:
     """Evaluate in a child process; a crash, hang or device fault comes back as a report.
+
+    `env` is the child's environment (default: this process's); the candidate's code runs in
+    that child, so callers holding credentials pass a scrubbed one. Setting `cancel` kills the
+    child's process group and returns a report with error_kind `cancelled`.
     Raises TaskError / DeviceUnavailable for user errors, like `evaluate`."""
     task = load_task(task)
     opts = EvalOptions(**options)
@@ -90,8 +95,9 @@ def evaluate_isolated(task: Task | str | Path, candidate: str | Path | None = No
         raise TaskError(f"candidate file not found: {cand}")
     limit = timeout_s if timeout_s is not None else default_timeout(task, opts)
     request = {"task": str(task.dir), "candidate": str(cand), "options": opts.to_json()}
-    return _Parent(task, cand, opts, limit, stall_timeout_s, progress or (lambda e: None)).run(
-        request, python or sys.executable)
+    parent = _Parent(task, cand, opts, limit, stall_timeout_s, progress or (lambda e: None))
+    parent.cancel = cancel
+    return parent.run(request, python or sys.executable, env)
 
 
 class _Parent:
@@ -104,10 +110,11 @@ class _Parent:
         self.current: dict[str, Any] | None = None
         self.final: dict[str, Any] | None = None
         self.fatal: dict[str, Any] | None = None
+        self.cancel: threading.Event | None = None
 
-    def run(self, request: dict[str, Any], python: str) -> EvalReport:
+    def run(self, request: dict[str, Any], python: str, base_env: dict[str, str] | None = None) -> EvalReport:
         read_fd, write_fd = os.pipe()
-        env = dict(os.environ)
+        env = dict(os.environ if base_env is None else base_env)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH")) if p)
         env.setdefault("PYTHONUNBUFFERED", "1")
         t0 = time.monotonic()
@@ -142,6 +149,8 @@ class _Parent:
         try:
             while True:
                 now = time.monotonic()
+                if self.cancel is not None and self.cancel.is_set():
+                    return "cancelled"
                 if now - t0 > self.limit:
                     return f"the evaluation ran past its time limit of {self.limit:.0f} s"
                 if now - last > self.stall:
@@ -194,6 +203,8 @@ class _Parent:
             where = f" in scenario {self.current['name']} ({self.current['phase']})"
         if fatal:
             report.error, report.error_kind = fatal["error"], fatal.get("error_kind", "internal")
+        elif stopped == "cancelled":
+            report.error, report.error_kind = f"the evaluation was cancelled{where}", "cancelled"
         elif stopped:
             report.error = f"{stopped}{where}"
             report.error_kind = "timeout" if "time limit" in stopped else "hang"

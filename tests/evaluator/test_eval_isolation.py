@@ -75,3 +75,39 @@ def test_user_errors_surface_in_the_parent(tmp_path):
     (folder / "seed.c").write_text("this is not C\n")
     with pytest.raises(TaskError, match="its seed does not build"):
         evaluate_isolated(folder, only=SMALL, timing=False)
+
+
+def test_cancel_kills_a_running_evaluation_and_reports_it(planted_dir):
+    import threading
+
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    t0 = time.monotonic()
+    report = evaluate_isolated("softmax-cpu", plant("softmax_hang", planted_dir), only=SMALL, seed=4,
+                               timing=False, call_timeout_s=600, cancel=cancel)
+    assert time.monotonic() - t0 < 5
+    assert report.error_kind == "cancelled" and "cancelled" in report.error
+    children = [p for p in os.listdir("/proc") if p.isdigit() and _parent_of(p) == os.getpid()]
+    assert not children
+
+
+def test_the_child_gets_the_environment_it_is_given(tmp_path):
+    # a candidate's code runs in the child: a caller holding credentials passes a scrubbed env
+    seen = tmp_path / "seen.txt"
+    seed = (TASKS_DIR / "softmax-cpu" / "seed.c").read_text().replace("int ks_softmax(", "static int seed_softmax(")
+    probe = tmp_path / "probe.c"
+    probe.write_text(
+        "#include <stdio.h>\n#include <stdlib.h>\n" + seed
+        + "int ks_softmax(const SoftmaxParams* p, void* stream) {\n"
+        + f'  FILE* f = fopen("{seen}", "w");\n'
+        + '  if (f) { const char* k = getenv("KS_TEST_SECRET"); fputs(k ? k : "(none)", f); fclose(f); }\n'
+        + "  return seed_softmax(p, stream);\n}\n")
+    os.environ["KS_TEST_SECRET"] = "hunter2-hunter2"
+    try:
+        report = evaluate_isolated("softmax-cpu", probe, only=SMALL, seed=5, timing=False)
+        assert report.all_correct and seen.read_text() == "hunter2-hunter2"  # inherited by default
+        env = {k: v for k, v in os.environ.items() if k != "KS_TEST_SECRET"}
+        report = evaluate_isolated("softmax-cpu", probe, only=SMALL, seed=5, timing=False, env=env)
+    finally:
+        del os.environ["KS_TEST_SECRET"]
+    assert report.all_correct and seen.read_text() == "(none)"
