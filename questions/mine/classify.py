@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+_DIGIT = re.compile(r"\d")
+
 LABELS: tuple[str, ...] = ("question", "directive", "information", "other")
 
 
@@ -301,7 +303,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
     for s, question in zip(sentences_, flags):
         ls = s.lower()
         core = _strip_filler(ls)
-        digits = any(c.isdigit() for c in ls)
+        digits = _DIGIT.search(ls) is not None
         if digits and _HW_NUMBER_ANY.search(ls):
             reasons.append("hardware number")
         if not question and _HW_FACT.search(ls):

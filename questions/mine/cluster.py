@@ -29,7 +29,7 @@ class ClusterConfig:
     secondary_weight: float = 0.4  # terms of the requests that follow a question
     char_weight: float = 0.5  # character trigrams of terms (typos, spelling variants)
     match_threshold: float = 0.55  # cosine of a cluster's representative to an existing bank item
-    pair_budget: int = 3_000_000  # candidate pairs generated from shared terms, at most
+    pair_budget: int = 2_000_000  # candidate pairs generated from shared terms, at most
 
 
 @dataclass
@@ -73,12 +73,11 @@ def _features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
     if cfg.char_weight > 0:
         # character trigrams of longer terms: "liimted" and "limited" still share most of theirs
         for t, n in tf.items():
-            if len(t) < 5 or t[0] == "<" or " " in t:
+            grams = _trigrams(t)
+            if not grams:
                 continue
-            grams = {t[i:i + 3] for i in range(len(t) - 2)}
             w = cfg.char_weight * min(n, 1.0) / math.sqrt(len(grams))
-            for g in grams:
-                key = "#" + g
+            for key in grams:
                 out[key] = out.get(key, 0.0) + w
     for a, b in zip(terms, terms[1:]):
         w = cfg.bigram_weight
@@ -94,6 +93,21 @@ def _features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
     return out
 
 
+_gram_cache: dict[str, tuple[str, ...]] = {}
+
+
+def _trigrams(term: str) -> tuple[str, ...]:
+    got = _gram_cache.get(term)
+    if got is None:
+        if len(term) < 5 or term[0] == "<" or " " in term:
+            got = ()
+        else:
+            got = tuple(sorted({"#" + term[i:i + 3] for i in range(len(term) - 2)}))
+        if len(_gram_cache) < 500_000:
+            _gram_cache[term] = got
+    return got
+
+
 def dot(a: dict[int, float], b: dict[int, float]) -> float:
     if len(a) > len(b):
         a, b = b, a
@@ -103,9 +117,15 @@ def dot(a: dict[int, float], b: dict[int, float]) -> float:
 @dataclass
 class Clustering:
     clusters: list[list[int]]  # indices of the distinct docs, biggest (by weight) first
-    vectors: list[dict[int, float]]
     space: Space
-    centrality: list[float]  # each doc's mean cosine to its cluster (weighted)
+    centrality: list[float]  # each doc's mean cosine to its cluster (weighted); 1.0 alone
+    indptr: np.ndarray = field(repr=False, default=None)  # the docs' vectors, row by row (CSR)
+    indices: np.ndarray = field(repr=False, default=None)
+    data: np.ndarray = field(repr=False, default=None)
+
+    def vector(self, i: int) -> dict[int, float]:
+        a, b = int(self.indptr[i]), int(self.indptr[i + 1])
+        return dict(zip(self.indices[a:b].tolist(), self.data[a:b].tolist()))
 
 
 def fit_space(docs: list[list[str]], config: ClusterConfig | None = None) -> Space:
@@ -131,26 +151,39 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
     cfg = config or ClusterConfig()
     n = len(docs)
     weights = list(weights) if weights is not None else [1] * n
-    space = fit_space(docs, cfg)
-    vocab, idf = space.vocab, space.idf
-    feats = [_features(d, cfg) for d in docs]
-    rows: list[int] = []
+    vocab: dict[str, int] = {}
+    df: list[int] = []
+    lengths: list[int] = []
     cols: list[int] = []
-    vals: list[float] = []
-    vectors: list[dict[int, float]] = []
-    for r, fs in enumerate(feats):
-        vec = {vocab[f]: w * idf[vocab[f]] for f, w in fs.items()}
-        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-        vec = {k: v / norm for k, v in vec.items()}
-        vectors.append(vec)
-        rows.extend([r] * len(vec))
-        cols.extend(vec.keys())
-        vals.extend(vec.values())
-    I, J, S = similar_pairs(np.asarray(rows, np.int64), np.asarray(cols, np.int64), np.asarray(vals, np.float64),
-                            n, len(idf), cfg.edge_threshold, cfg.pair_budget)
-    clusters = _average_linkage(n, I, J, S, vectors, weights, cfg)
-    centrality = [0.0] * n
+    raw: list[float] = []
+    for d in docs:
+        fs = _features(d, cfg)
+        lengths.append(len(fs))
+        for f, w in fs.items():
+            i = vocab.get(f)
+            if i is None:
+                i = vocab[f] = len(df)
+                df.append(0)
+            df[i] += 1
+            cols.append(i)
+            raw.append(w)
+    idf = np.log((n + 1) / (np.asarray(df, np.float64) + 1.0)) + 1.0
+    indices = np.asarray(cols, np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    data = np.asarray(raw, np.float64) * idf[indices]
+    norms = np.sqrt(np.bincount(rows, weights=data * data, minlength=n))
+    norms[norms == 0] = 1.0
+    data /= norms[rows]
+    indptr = np.zeros(n + 1, np.int64)
+    indptr[1:] = np.cumsum(lengths)
+    space = Space(vocab, idf.tolist(), cfg)
+    out = Clustering([], space, [1.0] * n, indptr, indices, data)
+    I, J, S = similar_pairs(rows, indices, data, n, len(df), cfg.edge_threshold, cfg.pair_budget)
+    clusters = _average_linkage(n, I, J, S, out.vector, weights, cfg)
     for members in clusters:
+        if len(members) < 2:
+            continue
+        vectors = {m: out.vector(m) for m in members}
         total: dict[int, float] = {}
         wsum = 0
         for m in members:
@@ -158,9 +191,10 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
             for k, v in vectors[m].items():
                 total[k] = total.get(k, 0.0) + v * weights[m]
         for m in members:
-            centrality[m] = dot(vectors[m], total) / wsum if wsum else 0.0
+            out.centrality[m] = dot(vectors[m], total) / wsum if wsum else 0.0
     clusters.sort(key=lambda c: (-sum(weights[m] for m in c), min(c)))
-    return Clustering(clusters, vectors, space, centrality)
+    out.clusters = clusters
+    return out
 
 
 def similar_pairs(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_docs: int, n_feats: int,
@@ -185,8 +219,14 @@ def similar_pairs(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_docs: 
     use[by_df[within]] = True
     use &= df >= 2
     parts_i, parts_j, parts_w = [], [], []
-    for k in np.unique(df[use]):
-        fs = np.nonzero(use & (df == k))[0]
+    used = np.nonzero(use)[0]
+    used = used[np.argsort(df[used], kind="stable")]
+    sizes = df[used]
+    bounds = np.nonzero(np.diff(sizes))[0] + 1
+    for fs in np.split(used, bounds):
+        if fs.size == 0:
+            continue
+        k = int(df[fs[0]])
         idx = starts[fs][:, None] + np.arange(k)[None, :]
         docs, ws = d[idx], w[idx]
         iu, ju = np.triu_indices(int(k), 1)
@@ -215,7 +255,7 @@ def similar_pairs(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_docs: 
     return I[keep], J[keep], partial[keep]
 
 
-def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vectors: list[dict[int, float]],
+def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vector,
                      weights: list[int], cfg: ClusterConfig) -> list[list[int]]:
     parent = list(range(n))
     size = [float(w) for w in weights]
@@ -234,7 +274,7 @@ def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vector
         s = sums[r]
         if s is None:
             w = weights[r]
-            s = {k: v * w for k, v in vectors[r].items()}
+            s = {k: v * w for k, v in vector(r).items()}
             sums[r] = s
         return s
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from questions.mine.classify import LABELS, classify, is_interrogative, sentences
+from questions.mine.classify import LABELS, classify, is_interrogative, sentence_spans, sentences
 from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot
 from questions.mine.extract import LogRead, Message, read_logs
 from questions.mine.normalise import generalise, terms
@@ -50,7 +50,6 @@ class QuestionCluster:
     triggers: tuple[str, ...]
     layers: tuple[str, ...]
     arch: tuple[str, ...]
-    vector: dict[int, float] = field(default_factory=dict, repr=False)  # summed member vectors
     weight: int = 0
     docs: list = field(default_factory=list, repr=False)  # (terms, times asked) of its distinct wordings
     match: str | None = None  # the existing bank item it matches
@@ -105,7 +104,7 @@ _CLEAN_HEAD = re.compile(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|well|hey|oh|ah
 
 def display_text(generalised: str) -> str:
     """A generalised question as a bank text: fillers off the front, a capital, a question mark."""
-    t = _CLEAN_HEAD.sub("", generalised).strip()
+    t = _CLEAN_HEAD.sub("", generalised.lstrip(" +-*>•#")).strip()
     t = t.lstrip("-–—•*> ").strip()
     if not t:
         t = generalised.strip()
@@ -117,14 +116,14 @@ def display_text(generalised: str) -> str:
 
 
 def _fit(text: str, limit: int = MAX_TEXT) -> str:
+    """At most `limit` characters: whole sentences if they fit, else cut at a word with an ellipsis."""
     if len(text) <= limit:
         return text
+    ends = [b for _, b in sentence_spans(text) if b <= limit]
+    if ends and ends[-1] >= 40:
+        return text[:ends[-1]].rstrip(" ,;:-")
     cut = text[: limit - 1]
-    for stop in ("? ", ". "):
-        i = cut.rfind(stop)
-        if i >= 40:
-            return cut[: i + 1]
-    return cut[: cut.rfind(" ")].rstrip(",;:") + "\u2026"
+    return cut[: cut.rfind(" ")].rstrip(" ,;:-") + "\u2026"
 
 
 def _slug(text: str, digest_of: str) -> str:
@@ -219,10 +218,6 @@ def _build_clusters(clustering: Clustering, groups: list[list[Message]], shown: 
         rep_generalised = text_of(best)
         text = _fit(display_text(rep_generalised))
         example = next(m.question or m.text for m in groups[best])
-        vec: dict[int, float] = {}
-        for d in members_docs:
-            for k, v in clustering.vectors[d].items():
-                vec[k] = vec.get(k, 0.0) + v * weights[d]
         stats = cluster_stats(members)
         texts = [m.question or m.text for m in members]
         cid = _slug(text, "\n".join(sorted(variants)))
@@ -233,7 +228,7 @@ def _build_clusters(clustering: Clustering, groups: list[list[Message]], shown: 
             id=cid, text=text, example=example, members=members,
             variants=sorted(variants.items(), key=lambda kv: (-kv[1], kv[0])), stats=stats,
             triggers=guess_triggers(stats.get("kinds", {}), texts), layers=guess_layers(texts),
-            arch=guess_arch(texts), vector=vec, weight=sum(weights[d] for d in members_docs),
+            arch=guess_arch(texts), weight=sum(weights[d] for d in members_docs),
             docs=[(all_docs[d], weights[d]) for d in members_docs]))
     return out
 

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+_DIGIT = re.compile(r"\d")
+
 #: Placeholder names, in the order they are tried. Each stands for one kind of specific.
 PLACEHOLDERS: tuple[str, ...] = ("code", "url", "file", "shape", "rate", "size", "freq", "time", "pct",
                                  "ratio", "gpu", "arch", "name", "n")
@@ -93,14 +95,14 @@ def generalise(text: str) -> Generalised:
         t = _sub(_URL, "url", t, found)
     if "/" in t or "." in t:
         t = _sub(_PATH, "file", t, found)
-    if any(c.isdigit() for c in t):
+    if _DIGIT.search(t) is not None:
         for rx, kind in ((_SHAPE, "shape"), (_RATE, "rate"), (_SIZE, "size"), (_FREQ, "freq"), (_TIME, "time"),
                          (_PCT, "pct"), (_RATIO, "ratio"), (_GPU, "gpu"), (_ARCH, "arch"), (_HEX, "n")):
             t = _sub(rx, kind, t, found)
     t = _sub(_CALL, "name", t, found)
     t = _sub(_SNAKE, "name", t, found)
     t = _sub(_CAMEL, "name", t, found)
-    if any(c.isdigit() for c in t):
+    if _DIGIT.search(t) is not None:
         t = _sub(_MIXED, "name", t, found)
         t = _sub(_NUMBER, "n", t, found)
     t = " ".join(t.split())

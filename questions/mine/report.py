@@ -10,6 +10,8 @@ from questions.mine.classify import LABELS
 
 def _cell(text: str, limit: int = 110) -> str:
     t = " ".join(str(text).split()).replace("|", "\\|")
+    if t[:1] in "-*+#>":
+        t = "\\" + t  # not markdown's list or heading
     return t if len(t) <= limit else t[: limit - 1] + "\u2026"
 
 
@@ -67,14 +69,33 @@ def render(result, *, out_path: str | None = None, merged_into: str | None = Non
             continue
         lines += ["", f"Examples of **{label}**:", ""]
         shown = set()
-        for m in group:
+        # one example for each reason first (most common reasons first), then more of the rest
+        order = [r for r, _ in Counter(m.reasons[0] for m in group if m.reasons).most_common()]
+        picks = [next(m for m in group if m.reasons and m.reasons[0] == r) for r in order] + group
+        limit = examples + (2 if label == "information" else 0)
+        for m in picks:
             key = " ".join(m.text.lower().split())[:80]
             if key in shown:
                 continue
             shown.add(key)
             lines.append(f"- {_cell(m.text, 140)}" + (f"  _({', '.join(m.reasons)})_" if label != "question" else ""))
-            if len(shown) >= examples:
+            if len(shown) >= limit:
                 break
+
+    directives = by.get("directive", [])
+    if directives:
+        from questions.mine.normalise import generalise, terms
+
+        groups: dict[tuple, list] = {}
+        for m in directives:
+            groups.setdefault(tuple(sorted(set(terms(generalise(m.text).text)))), []).append(m)
+        common = sorted(groups.values(), key=lambda g: -len(g))[:8]
+        if len(common[0]) > 1:
+            lines += ["", "Most frequent directives:", ""]
+            for g in common:
+                if len(g) < 2:
+                    break
+                lines.append(f"- {_cell(g[0].text, 100)} ×{len(g)}")
 
     # -- clusters by gain ---------------------------------------------------------------------------
     ranked = result.ranked()

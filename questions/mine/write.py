@@ -67,32 +67,31 @@ _GPU_WORDS = ("warp", "sass", "ptx", "shared memory", "smem", "occupancy", "gpu"
               "sms", "thread block", "blocks per", "nvcc", "ncu", "nsys", "kernel launch", "dram", "hbm")
 
 
-def _hits(text: str, words: tuple[str, ...]) -> int:
-    """How many of the words occur in the text (each at the start of a word)."""
-    return len(set(_words_rx(words).findall(text)))
-
-
-_rx_cache: dict[tuple[str, ...], re.Pattern] = {}
-
-
-def _words_rx(words: tuple[str, ...]) -> re.Pattern:
-    rx = _rx_cache.get(words)
-    if rx is None:
-        alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-        rx = _rx_cache[words] = re.compile(r"(?<![a-z0-9])(?:" + alt + ")")
-    return rx
+_table_cache: dict[int, tuple[re.Pattern, dict[str, tuple[str, ...]]]] = {}
 
 
 def _word_score(texts: list[str], table: Mapping[str, tuple[str, ...]]) -> Counter:
-    """{key: keyword hits summed over (the first 50 of) the texts}."""
+    """{key: how many of its words occur in a text (each at the start of a word), summed over the
+    first 50 texts}: one regex pass per text over every key's words."""
+    got = _table_cache.get(id(table))
+    if got is None:
+        owners: dict[str, list[str]] = {}
+        for key, words in table.items():
+            for w in words:
+                owners.setdefault(w, []).append(key)
+        alt = "|".join(re.escape(w) for w in sorted(owners, key=len, reverse=True))
+        got = _table_cache[id(table)] = (re.compile(r"(?<![a-z0-9])(?:" + alt + ")"),
+                                         {w: tuple(k) for w, k in owners.items()})
+    rx, owners_of = got
     score: Counter = Counter()
     for t in texts[:50]:
-        low = t.lower()
-        for key, words in table.items():
-            h = _hits(low, words)
-            if h:
-                score[key] += h
+        for w in set(rx.findall(t.lower())):
+            for key in owners_of[w]:
+                score[key] += 1
     return score
+
+
+_ARCH_TABLE: dict[str, tuple[str, ...]] = {**dict(_ARCH_WORDS), "gpu": _GPU_WORDS}
 
 
 def guess_layers(texts: list[str], limit: int = 2) -> tuple[str, ...]:
@@ -122,10 +121,11 @@ def guess_arch(texts: list[str]) -> tuple[str, ...]:
     if not texts:
         return ("any",)
     half = len(texts) / 2
-    for tag, words in _ARCH_WORDS:
-        if sum(1 for t in texts if _hits(t.lower(), words)) > half:
+    per_text = [_word_score([t], _ARCH_TABLE) for t in texts]
+    for tag, _ in _ARCH_WORDS:
+        if sum(1 for sc in per_text if sc[tag]) > half:
             return (tag,)
-    if sum(1 for t in texts if _hits(t.lower(), _GPU_WORDS)) > half:
+    if sum(1 for sc in per_text if sc["gpu"]) > half:
         return ("gpu",)
     return ("any",)
 
