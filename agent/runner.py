@@ -183,7 +183,8 @@ class Runner:
                   model=self.config.model, host=socket.gethostname(), device=device, arch=self.arch,
                   capabilities=self.capabilities, workspace=str(self.paths.workspace),
                   candidate=self.candidate.name, task_dir=str(self.task.dir), config=self.config.public(),
-                  prompt=prompt, sandbox=self.sandbox.note, pid=os.getpid(), recorded_by="kernelseek run")
+                  prompt=prompt, sandbox=self.sandbox.note, pid=os.getpid(), recorded_by="kernelseek run",
+                  **({"note": self.config.note} if self.config.note else {}))
         if self.detection.problem:
             self.emit("error", message=self.detection.problem, where="detection", fatal=False)
         if self.config.autopilot and not self.detection.on:

@@ -138,11 +138,13 @@ _LIMIT_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
     ("fundamental", _c(r"\b(?:fundamental(?:ly)?|inherent(?:ly)?|physical(?:ly)?|theoretical(?:ly)?|hard|hardware)"
                        r"\s+(?:limit\w*|ceiling|cap(?:ped)?|wall|bound(?:ed)?|constrain\w*|bottleneck\w*|"
                        r"maximum|peak)\b"), 0.7),
-    ("limited_by", _c(r"\b(?:limited|bottlenecked|capped|constrained|gated|throttled)\s+by\s+(?:the\s+)?"
+    ("limited_by", _c(r"\b(?:limited|bottlenecked|capped|constrained|gated|throttled|bound)\s+by\s+(?:the\s+)?"
                       r"(?:gpu'?s?\s+|available\s+|raw\s+|peak\s+|global\s+)?(?:memory|bandwidth|dram|hbm|"
                       r"hardware|physics|latency|compute|pcie|launch overhead|tensor core)"), 0.55),
     ("as_fast_as", _c(r"\bas (?:fast|good|efficient|quick) as (?:it|this|we|they|that|you) (?:gets|can get|"
-                      r"will get|can go|can be|is going to get|'s going to get)\b"), 0.75),
+                      r"will get|can go|can be|is going to get|'s going to get)\b|"
+                      r"\bas (?:fast|good|efficient|quick) as (?:this|the|our|that) (?:machine|hardware|gpu|cpu|"
+                      r"chip|card|device) (?:allows|permits|will allow|can do|can go|lets us)\b"), 0.75),
     ("optimal", _c(r"\b(?:near|close to|essentially|already|practically|effectively|basically|nearly)[- ]"
                    r"(?:optimal|peak|the optimum)\b|\b(?:is|are|'s|'re) (?:now |already )?optimal\b"), 0.65),
     ("bound_final", _c(r"\b(?:purely|entirely|completely|fundamentally|simply|just|strictly|totally|fully)\s+"
@@ -165,7 +167,7 @@ _LIMIT_RULE_KEYS: dict[str, tuple[str, ...]] = {
     "no_room": ("no ", "little", "not much", "hardly", "nothing", "limited"),
     "no_headroom": ("room",),
     "fundamental": ("fundamental", "inherent", "physical", "theoretical", "hard"),
-    "limited_by": ("limited", "bottlenecked", "capped", "constrained", "gated", "throttled"),
+    "limited_by": ("limited", "bottlenecked", "capped", "constrained", "gated", "throttled", "bound by"),
     "as_fast_as": ("as fast as", "as good as", "as efficient as", "as quick as"),
     "optimal": ("optimal", "optimum", "peak"),
     "bound_final": ("bound",),

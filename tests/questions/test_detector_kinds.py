@@ -402,6 +402,8 @@ LIMIT_CLAIMS = [
     "There's no more headroom: the kernel is purely memory-bound.",
     "We are probably near the roofline already.",
     "I think we've exhausted the optimization opportunities for this kernel.",
+    "This is about as fast as this machine allows: the kernel is bound by memory bandwidth now.",
+    "The kernel is bound by memory bandwidth, so further gains would have to come from the hardware.",
 ]
 
 NOT_LIMIT_CLAIMS = [
@@ -417,6 +419,9 @@ NOT_LIMIT_CLAIMS = [
     "The loop's upper bound is n, and I fixed an out-of-bounds read.",
     "This gives a 2x speedup over the previous version.",
     "The old world simply has no more room, so the story moves the pilot elsewhere.",
+    "Is this as fast as the hardware allows?",
+    "Let's see whether we are bound by memory bandwidth.",
+    "The agent is bound by the license terms of the repository.",
 ]
 
 
