@@ -428,6 +428,7 @@ class Detectors:
         self._mode = "full"
         self._full_total: int | None = None  # the most scenarios an evaluation has covered
         self._prev_ratios: dict[str, float] = {}
+        self._last_eval_hash: str | None = None  # the candidate the previous evaluation measured
         self._last_summary: dict | None = None
         self._last_pct: dict[str, float] = {}
         self._status: bool | None = None  # the latest known correctness (evaluations or tests)
@@ -790,6 +791,10 @@ class Detectors:
         h = ev.get("candidate_hash")
         if isinstance(h, str) and "loop" in self.enabled:
             self._candidate_state(h, seq, out)
+        # the same source measured again: any difference is the machine's noise, not a change the
+        # agent made, so it is neither a win nor a regression
+        remeasured = isinstance(h, str) and h == self._last_eval_hash
+        self._last_eval_hash = h if isinstance(h, str) else None
         err = summary.get("error") or summary.get("build_error")
         # an evaluation run by a tool call shows its error in that tool's result (counted there)
         if isinstance(err, str) and err and "loop" in self.enabled and not ev.get("call_id"):
@@ -816,8 +821,9 @@ class Detectors:
         damp = 0.75 if inferred else 1.0
         if correct is not False and (geomean is not None and geomean > 0 or ratios or pct):
             whole = None if partial or geomean is None or geomean <= 0 else geomean
-            self._suspicious(summary, whole, ratios, pct, seq, out, damp)
-            self._regression(whole, ratios, seq, out, damp)
+            self._suspicious(summary, whole, ratios, pct, seq, out, damp, compare=not remeasured)
+            if not remeasured:
+                self._regression(whole, ratios, seq, out, damp)
             if ratios:
                 self._prev_ratios = {**self._prev_ratios, **ratios}
             if whole is not None:
@@ -839,10 +845,12 @@ class Detectors:
         if self._w_evals >= cfg.stall_evals:
             self._stall(out, seq, "evals", f"{self._w_evals} evaluations")
 
-    def _suspicious(self, summary, geomean, ratios, pct, seq, out, damp) -> None:
+    def _suspicious(self, summary, geomean, ratios, pct, seq, out, damp, compare: bool = True) -> None:
         cfg = self.config
         reasons: list[tuple[float, str]] = []
         detail: dict = {}
+        if not compare:  # the same source again: only a reading above the roofline is suspicious
+            geomean, ratios = None, {}
         if geomean is not None:
             prev = self._previous() or cfg.win_first_baseline
             if prev > 0 and geomean / prev >= cfg.win_geomean_jump:

@@ -20,9 +20,13 @@ def summary(geomean=1.0, all_correct=True, passed=3, total=3, flags=(), failing=
     }
 
 
-def evaluate(log, call_id=None, **kw):
-    return log.add("eval_result", summary=summary(**kw), report="evals/0001.json", n=1, candidate_hash="h",
-                   call_id=call_id, purpose="tool")
+_edits = iter(range(1, 1_000_000))
+
+
+def evaluate(log, call_id=None, candidate_hash=None, **kw):
+    """An evaluation of a freshly edited candidate (a new hash) unless told otherwise."""
+    return log.add("eval_result", summary=summary(**kw), report="evals/0001.json", n=1,
+                   candidate_hash=candidate_hash or f"h{next(_edits)}", call_id=call_id, purpose="tool")
 
 
 def test_roofline_flag_with_a_count():

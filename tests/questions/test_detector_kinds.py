@@ -990,8 +990,35 @@ def reg_improvement():
     return log
 
 
+def reg_same_source_measured_again():
+    log = started()
+    log.eval(1.7, scenarios=scen(2.2, 1.3), event={"candidate_hash": "aaa"})
+    log.eval(1.5, scenarios=scen(1.6, 1.4), event={"candidate_hash": "aaa"})  # noise, not a change
+    return log
+
+
+def reg_after_an_edit():
+    log = started()
+    log.eval(1.7, scenarios=scen(2.2, 1.3), event={"candidate_hash": "aaa"})
+    log.eval(1.5, scenarios=scen(1.6, 1.4), event={"candidate_hash": "bbb"})
+    return log
+
+
 REG_NOT = [case(reg_small_drop), case(reg_failing_run_is_not_slower), case(reg_first_eval), case(reg_subset_run),
-           case(reg_scenario_small_drop), case(reg_improvement)]
+           case(reg_scenario_small_drop), case(reg_improvement), case(reg_same_source_measured_again)]
+
+
+def test_the_same_drop_after_an_edit_is_a_regression():
+    assert len(fired(reg_after_an_edit().events, "regression")) == 1
+
+
+def test_a_jump_measuring_the_same_source_again_is_no_win():
+    log = started()
+    log.eval(1.0, scenarios=scen(1.0, 1.0), event={"candidate_hash": "aaa"})
+    log.eval(1.4, scenarios=scen(1.6, 1.3), event={"candidate_hash": "aaa"})
+    assert fired(log.events, "suspicious_win") == []
+    log.eval(2.0, scenarios=scen(2.2, 1.9), event={"candidate_hash": "bbb"})
+    assert len(fired(log.events, "suspicious_win")) == 1
 
 
 @pytest.mark.parametrize("fn", REG_FIRE)
