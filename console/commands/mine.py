@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         if c.match:
             continue
         g = c.stats.get("mean_gain")
-        gain = f"{g * 100:+.1f}%" if isinstance(g, (int, float)) else "no evals after"
+        gain = f"{g * 100:+.1f}%" if isinstance(g, (int, float)) else "no gain measured"
         print(f"  {c.stats.get('asked', 0):>3}x  {gain:>14}  {c.text}")
     if args.report:
         print(f"report: {args.report}")

@@ -146,17 +146,27 @@ _SOLUTION_TERMS = (
     r"cuda\s+graphs?|graphs|streams?|pinned|memcpyasync|atomics?|atomicadd|tree\s+reduction|warp\s+reduc\w*|"
     r"block\s+reduc\w*|avx\w*|simd|neon|openmp|omp|prefetch\w*|non[- ]temporal|huge\s+pages|numa|mkl|blas|"
     r"lookup\s+table|lut|bit\s+tricks?|recompute|precompute\w*|cach(?:e|ing)|transpose\w*|reorder\w*|"
-    r"im2col|winograd|fft|gemm|batched|bigger|larger|smaller|fewer|more\s+(?:threads|warps|blocks|stages))")
+    r"im2col|winograd|fft|gemm|batched|bigger|larger|smaller|fewer|more\s+(?:threads|warps|blocks|stages)|"
+    r"(?:out of|outside|into|inside|before|after)\s+the\s+(?:inner\s+|main\s+|hot\s+)?loop|"
+    r"(?:a|one)\s+(?:warp|block|thread|cta)\s+per\s+\w+)")
 # a number given as a setting ("to 128", "4 warps"), not a name ("the 4096x4096 case")
-_NUM_PARAM = (r"\b(?:to|by|of)\s+\d+\b|\b\d+\s*(?:warps?|threads?|blocks?|stages?|registers?|regs|tiles?|"
+_NUM_PARAM = (r"\b(?:to|by|of)\s+\d+\b|\b(?:\d+|two|three|four|eight|sixteen|thirty-two)\s*(?:warps?|threads?|blocks?|stages?|registers?|regs|tiles?|"
               r"elements?|bytes?|kb|-?way|-?wide|lanes?|buffers?|ctas?)\b")
 _SOLUTION = [
     _rx(r"\b(?:have you tried|did you try|have you considered|did you consider)\b(?!\s+(?:running|rerunning|"
         r"measuring|profiling|timing|checking|looking|comparing|printing|counting|testing|it again|again))"),
     _rx(r"\b(?:would|could|might|will|can)\s+(?:it|that|this)\s+help\s+(?:to|if)\b"),
+    _rx(r"\bwhy not\s+(?!(?:more|less|yet|now|faster|slower|higher|lower|better|worse|so|too|as|all|every|"
+        r"both|sure|here|there|at all|quite|entirely)\b)[a-z]"),
+    _rx(r"\b(?:have you|did you)\s+(?:thought about|thought of|looked into|looked at|considered)\s+(?:using|"
+        r"adding|switching|moving|putting|making|trying|a|an)\b"),
+    _rx(r"\b(?:wouldn't|won't|isn't|doesn't|shouldn't|would|will)\s+(?:(?:it|that|this)\s+be|[^.?!]{1,40}\s+be)\s+"
+        r"(?:faster|better|quicker|cheaper|simpler|more efficient|the way to go)\b(?!\s+than\s+(?:the\s+)?(?:seed|"
+        r"baseline|reference))"),
     _rx(r"\b(?:why not (?:use|try|just|switch|do|go|make|put|store|keep|load|move|"
         r"write|rewrite|run|call|add)|why don't you|why dont you|why do you not|how come you don't|"
-        r"you could try|you should try|you might try|maybe try|try using|"
+        r"(?:you could try|you should try|you might try|maybe try)(?!\s+(?:running|rerunning|measuring|profiling|timing|"
+        r"checking|comparing|printing|it again|again))|try using|"
         r"how about using|what about using|instead of using|rather than using|"
         r"you should use|you need to use|you have to use|you must use|we should use|should be using|"
         r"could you use|can you use|can't you use|cant you use|couldn't you use|shouldn't you use|"
@@ -191,6 +201,10 @@ _LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wo
                r"are we not|are you not|surely)\b[^.?!]{0,40}\b(?:(?:memory|compute|bandwidth|latency|launch|"
                r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + _SOLUTION_TERMS + r")\b")
+# "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
+_HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
+                  r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
+                  r"it might be|it could be)\s+(?:it's|its|it is|the|a|an|that|this|because|due|caused|\w+ing)\b)")
 _CORRECTION = _rx(r"^(?:no|nope|wrong|actually|not quite|that's wrong|that's not right|thats wrong|incorrect)\b[,.!:]?"
                   r"\s+\w+")
 _TERMINAL = _rx(r"^\s*(?:\$ |\w[\w.-]*@[\w.-]+:|>>> |traceback \(most recent call last\)|error:|warning:|"
@@ -209,7 +223,8 @@ _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|vs|etc|approx|cf|resp|incl|eq|fig)\.", re.I)
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
+@lru_cache(maxsize=65536)
+def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     """(start, end) of each sentence of a message (also split at '..', ': ' and line breaks)."""
     if "." in text:
         text = _ABBREV.sub(lambda m: m.group(0)[:-1] + "\u2024", text)  # a one-dot leader: not a full stop
@@ -226,7 +241,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             spans.append((a, b))
         if m is not None:
             pos = m.end()
-    return spans
+    return tuple(spans)
 
 
 def sentences(text: str) -> list[str]:
@@ -312,6 +327,8 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives the answer or cause")
         if question and _TAG_FACT.search(ls) and not _WH.match(core) and not _AUX_Q.match(core):
             reasons.append("states a fact to confirm")
+        if _HYPOTHESIS.match(core):
+            reasons.append("offers a cause")
         if question and _LEADING.search(core):
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):

@@ -29,7 +29,7 @@ class ClusterConfig:
     secondary_weight: float = 0.4  # terms of the requests that follow a question
     char_weight: float = 0.5  # character trigrams of terms (typos, spelling variants)
     match_threshold: float = 0.55  # cosine of a cluster's representative to an existing bank item
-    pair_budget: int = 2_000_000  # candidate pairs generated from shared terms, at most
+    pair_budget: int = 1_000_000  # candidate pairs generated from shared terms, at most
 
 
 @dataclass
@@ -40,10 +40,16 @@ class Space:
     idf: list[float]
     config: ClusterConfig = field(default_factory=ClusterConfig)
 
+    def __post_init__(self) -> None:
+        self.top_idf = max(self.idf) if self.idf else 1.0
+
     def vector(self, terms: list[str]) -> dict[int, float]:
         """A sparse, L2-normalised vector (terms unknown to the space get the largest idf)."""
-        feats = _features(terms, self.config)
-        top = max(self.idf) if self.idf else 1.0
+        return self.vector_of(features(terms, self.config))
+
+    def vector_of(self, feats: dict[str, float]) -> dict[int, float]:
+        """The same, from a doc's features (`features(terms, config)`)."""
+        top = self.top_idf
         vec: dict[int, float] = {}
         extra: dict[str, float] = {}
         for f, w in feats.items():
@@ -56,7 +62,7 @@ class Space:
         return {i: v / norm for i, v in vec.items()}
 
 
-def _features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
+def features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
     """Feature -> raw weight (tf and kind weights; idf comes later).
 
     A term marked `~term` comes from a request that follows the question ("... Show me the
@@ -119,6 +125,7 @@ class Clustering:
     clusters: list[list[int]]  # indices of the distinct docs, biggest (by weight) first
     space: Space
     centrality: list[float]  # each doc's mean cosine to its cluster (weighted); 1.0 alone
+    features: list[dict[str, float]] = field(repr=False, default_factory=list)  # each doc's, before idf
     indptr: np.ndarray = field(repr=False, default=None)  # the docs' vectors, row by row (CSR)
     indices: np.ndarray = field(repr=False, default=None)
     data: np.ndarray = field(repr=False, default=None)
@@ -128,13 +135,13 @@ class Clustering:
         return dict(zip(self.indices[a:b].tolist(), self.data[a:b].tolist()))
 
 
-def fit_space(docs: list[list[str]], config: ClusterConfig | None = None) -> Space:
-    """The vocabulary and inverse document frequencies of a set of docs (term lists)."""
+def fit_space(docs: list[dict[str, float]], config: ClusterConfig | None = None) -> Space:
+    """The vocabulary and inverse document frequencies of a set of docs (their `features`)."""
     cfg = config or ClusterConfig()
     vocab: dict[str, int] = {}
     df: list[int] = []
-    for d in docs:
-        for f in _features(d, cfg):
+    for fs in docs:
+        for f in fs:
             i = vocab.get(f)
             if i is None:
                 vocab[f] = len(df)
@@ -156,8 +163,8 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
     lengths: list[int] = []
     cols: list[int] = []
     raw: list[float] = []
-    for d in docs:
-        fs = _features(d, cfg)
+    feats = [features(d, cfg) for d in docs]
+    for fs in feats:
         lengths.append(len(fs))
         for f, w in fs.items():
             i = vocab.get(f)
@@ -177,7 +184,7 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
     indptr = np.zeros(n + 1, np.int64)
     indptr[1:] = np.cumsum(lengths)
     space = Space(vocab, idf.tolist(), cfg)
-    out = Clustering([], space, [1.0] * n, indptr, indices, data)
+    out = Clustering([], space, [1.0] * n, feats, indptr, indices, data)
     I, J, S = similar_pairs(rows, indices, data, n, len(df), cfg.edge_threshold, cfg.pair_budget)
     clusters = _average_linkage(n, I, J, S, out.vector, weights, cfg)
     for members in clusters:

@@ -51,7 +51,7 @@ class QuestionCluster:
     layers: tuple[str, ...]
     arch: tuple[str, ...]
     weight: int = 0
-    docs: list = field(default_factory=list, repr=False)  # (terms, times asked) of its distinct wordings
+    docs: list = field(default_factory=list, repr=False)  # (terms, times asked, features) of its wordings
     match: str | None = None  # the existing bank item it matches
     match_score: float = 0.0
 
@@ -108,10 +108,14 @@ def display_text(generalised: str) -> str:
     t = t.lstrip("-–—•*> ").strip()
     if not t:
         t = generalised.strip()
-    if t and t[0].islower():
-        t = t[0].upper() + t[1:]
-    if t and t[-1] not in "?.!)":
-        t += "?" if is_interrogative(t) else ""
+    spans = sentence_spans(t)
+    for a, _ in spans:  # each sentence opens with a capital (not a clause after ':' or ';')
+        before = t[:a].rstrip()
+        if t[a].islower() and (not before or before[-1] in ".?!"):
+            t = t[:a] + t[a].upper() + t[a + 1:]
+    if t and t[-1] not in "?.!)\u2026":
+        last = t[spans[-1][0]:] if spans else t
+        t += "?" if is_interrogative(last) else "."
     return t
 
 
@@ -229,7 +233,7 @@ def _build_clusters(clustering: Clustering, groups: list[list[Message]], shown: 
             variants=sorted(variants.items(), key=lambda kv: (-kv[1], kv[0])), stats=stats,
             triggers=guess_triggers(stats.get("kinds", {}), texts), layers=guess_layers(texts),
             arch=guess_arch(texts), weight=sum(weights[d] for d in members_docs),
-            docs=[(all_docs[d], weights[d]) for d in members_docs]))
+            docs=[(all_docs[d], weights[d], clustering.features[d]) for d in members_docs]))
     return out
 
 
@@ -244,7 +248,7 @@ def match_bank(result: MineResult, bank) -> None:
     the askings and the bank's texts together, so that with few askings common words do not look
     rare; the clusters themselves do not depend on the bank.
     """
-    from questions.mine.cluster import fit_space
+    from questions.mine.cluster import features, fit_space
     from questions.mine.write import text_key
 
     cfg = result.config.cluster
@@ -252,12 +256,13 @@ def match_bank(result: MineResult, bank) -> None:
     if not items or not result.clusters:
         return
     item_terms = [terms(generalise(it.text).text) for it in items]
-    distinct = [d for c in result.clusters for d, _ in c.docs]
-    space = fit_space(distinct + item_terms, cfg)
+    item_feats = [features(ts, cfg) for ts in item_terms]
+    space = fit_space([f for c in result.clusters for _, _, f in c.docs] + item_feats, cfg)
+    item_words = {t for ts in item_terms for t in ts}
     postings: dict[int, list[tuple[int, float]]] = {}
     vectors = []
-    for j, ts in enumerate(item_terms):
-        v = space.vector(ts)
+    for j, fs in enumerate(item_feats):
+        v = space.vector_of(fs)
         vectors.append(v)
         for k, w in v.items():
             postings.setdefault(k, []).append((j, w))
@@ -279,21 +284,24 @@ def match_bank(result: MineResult, bank) -> None:
         if same:
             c.match, c.match_score = items[same[0]].id, 1.0
             continue
+        if not any(t.lstrip("~") in item_words for ts, _, _ in c.docs for t in ts):
+            continue  # not one word in common with any item: nothing to measure
         total: dict[int, float] = {}
-        for d, w in c.docs:
-            for k, v in space.vector(d).items():
+        for _, w, fs in c.docs:
+            for k, v in space.vector_of(fs).items():
                 total[k] = total.get(k, 0.0) + v * w
         scores: dict[int, float] = {}
         for k, v in total.items():
             for j, w in postings.get(k, ()):
                 scores[j] = scores.get(j, 0.0) + v * w
+        near = [(s / c.weight, j) for j, s in scores.items() if s / c.weight >= cfg.join_threshold]
+        if not near:
+            continue
         rep = space.vector(terms(generalise(c.text).text))
         fits = []
-        for j, s in scores.items():
-            mean = s / c.weight
+        for mean, j in near:
             # an item kept to other architectures does not serve this question's tasks: no duplicate
-            if (mean >= cfg.join_threshold and dot(vectors[j], rep) >= cfg.match_threshold
-                    and _arch_compatible(items[j].arch, c.arch)):
+            if dot(vectors[j], rep) >= cfg.match_threshold and _arch_compatible(items[j].arch, c.arch):
                 fits.append((items[j].provenance != "mined", mean, j))
         if fits:
             _, mean, j = max(fits)

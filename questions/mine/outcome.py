@@ -34,6 +34,7 @@ class Evaluation:
     geomean: float | None
     correct: bool | None
     inferred: bool = False
+    mode: str = "full"  # full | quick: a quick run's numbers compare only with quick runs
 
 
 @dataclass(frozen=True)
@@ -59,12 +60,17 @@ def _num(v) -> float | None:
 
 
 def summary_geomean(summary: Mapping) -> tuple[float | None, bool | None]:
-    """A summary's geomean and correctness, or (None, ...) when it is not a comparable full run."""
+    """A summary's geomean and correctness; (None, None) for an interrupted run or one over
+    some scenarios only (`only`), which compare with nothing."""
     if not isinstance(summary, Mapping):
         return None, None
-    if summary.get("interrupted") or summary.get("quick") or summary.get("only"):
-        return None, None  # not comparable with full runs
+    if summary.get("interrupted") or summary.get("only"):
+        return None, None
     return _num(summary.get("geomean")), eval_correct(summary)
+
+
+def _mode(summary: Mapping) -> str:
+    return "quick" if summary.get("quick") else "full"
 
 
 def evaluations(events: Iterable[Mapping]) -> list[Evaluation]:
@@ -79,13 +85,26 @@ def evaluations(events: Iterable[Mapping]) -> list[Evaluation]:
         seq = ev.get("seq")
         t = ev.get("t")
         out.append(Evaluation(seq if isinstance(seq, int) else len(out), float(t) if _num(t) else None, g, ok,
-                              bool(ev.get("inferred"))))
+                              bool(ev.get("inferred")), _mode(ev.get("summary") or {})))
     return out
 
 
 def outcome_after(evals: list[Evaluation], seq: int, t: float | None, *, window: int = 3,
                   min_gain: float = 0.01, basis: str = "events", before: float | None = None) -> Outcome | None:
-    """What followed an asking at `seq`; None when no timed evaluation came after it."""
+    """What followed an asking at `seq`; None when no timed evaluation came after it.
+
+    Full runs are compared with full runs; a session timed by quick runs only is read from those.
+    """
+    for mode in ("full", "quick"):
+        same = [e for e in evals if e.mode == mode]
+        if same and any(e.seq > seq for e in same):
+            return _outcome(same, seq, t, window=window, min_gain=min_gain, basis=basis,
+                            before=before if mode == "full" else None)
+    return None
+
+
+def _outcome(evals: list[Evaluation], seq: int, t: float | None, *, window: int, min_gain: float, basis: str,
+             before: float | None) -> Outcome | None:
     best = before
     later: list[Evaluation] = []
     for e in evals:
@@ -142,7 +161,7 @@ def steering_evaluations(records: list[Mapping]) -> tuple[list[Evaluation], list
             continue
         t = r.get("t")
         # the evaluation happened before record i: give it a position between i-1 and i
-        out.append(Evaluation(2 * i - 1, float(t) if _num(t) else None, g, ok, False))
+        out.append(Evaluation(2 * i - 1, float(t) if _num(t) else None, g, ok, False, _mode(m)))
     return out, bests
 
 

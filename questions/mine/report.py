@@ -121,7 +121,9 @@ def render(result, *, out_path: str | None = None, merged_into: str | None = Non
     else:
         lines.append("No question was followed by a timed evaluation in these logs, so none has a gain yet.")
     if without:
-        lines += ["", "### Asked with no evaluation after (by how often)", "",
+        lines += ["", "### Asked with no gain measured after (by how often)", "",
+                  "No timed evaluation followed these, or none with a baseline to compare with (a foreign "
+                  "transcript's first inferred figure).", "",
                   "| question | asked | sessions | preceded by | item |", "|---|---:|---:|---|---|"]
         for c in sorted(without, key=lambda c: (-c.stats.get("asked", 0), c.id))[:top]:
             s = c.stats

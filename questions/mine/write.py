@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from sessions.events import DECISION_KINDS
 

@@ -197,3 +197,130 @@ def test_every_information_template_is_information_with_any_filling():
     assert len(texts) > len(INFORMATION)
     wrong = [t for t in texts if classify(t).label == "question"]
     assert not wrong
+
+
+# -- held out --------------------------------------------------------------------------------------
+# Two sets written after the rules above, each classified once before any rule was changed for it
+# (docs/mining.md gives those first-run figures: set 1, 3 of 20 information messages came out as
+# questions; set 2, written after set 1's misses were fixed, 1 of 20). Both now pass; they stay
+# as regression cases.
+
+HELD_OUT_QUESTIONS = [
+    "What's the achieved occupancy on the biggest shape?",
+    'Why did the geomean drop after you switched the loop order?',
+    'how do you know the output is right for batch 1?',
+    'is the timing stable across runs',
+    'What fraction of the time is spent in the softmax?',
+    'Which of the scenarios gets worse with the new tiling?',
+    'Are the stores to global memory vectorized?',
+    'What happens to the error if you double the sequence length?',
+    "so where's the remaining 30% going?",
+    'Does nsys show gaps between the launches?',
+    'Is the compiler unrolling that loop?',
+    'what is limiting you now',
+    'Did the last change actually make anything faster?',
+    'How many bytes per FLOP does the largest case need?',
+    'Why are there two kernels in the profile instead of one?',
+    'Is the reference computed in fp32 or fp64?',
+    'can you tell me which scenario regressed?',
+    "What evidence do you have that it's compute bound?",
+    'How big is the gap to cuBLAS on the square shapes?',
+    'Is the speedup the same on every scenario?',
+    'How long does one iteration of the main loop take?',
+    'Why is the first scenario twice as slow as the second?',
+    'what does the roofline say for the 2048 case',
+    'Is every block doing the same amount of work?',
+    'Where do the extra 40 us come from?',
+    'How do the numbers change if you flush the cache?',
+    'Did the register count go up with the last change?',
+    'Is the output bitwise identical to the seed?',
+    'Which kernel in the profile takes longest?',
+    'how often does the slow path get taken',
+    "What's the arithmetic intensity of the largest scenario?",
+    'Are you sure the tolerance check runs on every scenario?',
+    'What did ncu report for memory throughput?',
+    'is the win the same with a different seed?',
+    'Why does the error grow with the sequence length?',
+    "What's the warp execution efficiency in the reduction?",
+    'How much of the gap is launch overhead?',
+    'Do all threads in a warp take the same branch?',
+    'Is the baseline using the tensor cores too?',
+    'what limits the small shapes',
+]
+
+HELD_OUT_INFORMATION = [
+    'The A100 has 40 MB of L2, not 50.',
+    'Just precompute the exponentials once per row.',
+    "the reason it's slow is the modulo in the index calculation",
+    "You're reading K twice; cache it in registers.",
+    'Why not launch one block per row instead?',
+    'Have you thought about using ldmatrix for the fragments?',
+    "it's definitely the atomics, I've seen this before",
+    'Batch the small scenarios into one launch.',
+    'what if you transposed V before the loop?',
+    'The tolerance allows bf16, so use it.',
+    'HBM3 on this card does about 3.3 TB/s',
+    'The spill comes from the 64-element array on line 88.',
+    "Isn't the bottleneck the shared memory bandwidth?",
+    'Move the normalisation out of the inner loop.',
+    "That's the expected result, flash attention gets the same.",
+    "Wouldn't a warp per row be faster here?",
+    'try 8 warps per block',
+    'The seed uses a naive three-pass softmax; a one-pass online softmax is what you want.',
+    'FYI nvcc 12.4 miscompiles that pattern, upgrade to 12.6.',
+    "why don't you fuse the bias add into the epilogue",
+    'The H200 has 4.8 TB/s of HBM bandwidth.',
+    'Split the reduction across two warps.',
+    'Why not just read the whole row into registers?',
+    "You've got an uncoalesced store in the epilogue.",
+    'Have you considered a persistent kernel here?',
+    "that's because the grid is too small to fill the GPU",
+    'Use __launch_bounds__(256, 2).',
+    "Isn't it latency bound on the small inputs?",
+    'Try a 64x64 tile on the small cases.',
+    'Would double-buffering the loads be faster?',
+    'The reference is computed in fp64, not fp32.',
+    'How about cp.async for the K and V tiles?',
+    "It's the bank conflicts on the transpose, stride 33 fixes it.",
+    'the slowdown comes from the extra __syncthreads()',
+    'drop the second pass, an online softmax does it in one',
+    'L2 is 50 MB on H100 so both operands fit',
+    "Why don't you make the tile 128 wide?",
+    "maybe it's the integer division in the index math?",
+    'The error is in the masking, line 57 uses <= instead of <.',
+    'Could you try swizzling the shared memory layout?',
+]
+
+HELD_OUT_DIRECTIVES = [
+    'rerun it on the full set',
+    'stop and write down what you learned',
+    'go back to the version from an hour ago',
+    'benchmark it again',
+    'make a branch for this',
+    'Print the SASS for the inner loop.',
+    'now clean up the notes',
+    'please run ncu on the biggest scenario',
+    'Run the whole suite again.',
+    'write that down in the notes',
+    'revert to the previous candidate',
+    'Profile the biggest scenario with ncu and show me the summary.',
+    'push your branch',
+    'go on',
+    'rebuild with -lineinfo',
+    'clean up the debug prints',
+]
+
+
+@pytest.mark.parametrize("text", HELD_OUT_INFORMATION)
+def test_held_out_information(text):
+    assert classify(text).label == "information", (text, classify(text))
+
+
+@pytest.mark.parametrize("text", HELD_OUT_QUESTIONS)
+def test_held_out_questions(text):
+    assert classify(text).label == "question", (text, classify(text))
+
+
+@pytest.mark.parametrize("text", HELD_OUT_DIRECTIVES)
+def test_held_out_directives(text):
+    assert classify(text).label == "directive", (text, classify(text))

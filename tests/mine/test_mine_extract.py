@@ -119,3 +119,36 @@ def test_a_file_of_no_known_format_is_one_clear_error(tmp_path):
         read_log(bad)
     assert getattr(exc.value, "exit_code", None) == 2
     assert MineError.exit_code == 2
+
+
+def test_the_steering_log_the_inbox_writes_is_mined_with_its_session(tmp_path):
+    """Messages delivered the way the runner delivers them: inbox -> human_message -> steering log."""
+    from sessions.inbox import Inbox
+    from sessions.layout import create_session
+    from sessions.log import SessionWriter
+    from sessions.steering import steering_log_path
+
+    sp = create_session(path=tmp_path / "run")
+    inbox = Inbox(sp.root)
+    with SessionWriter(sp.events) as w:
+        w.append("session_start", task="rmsnorm-cuda")
+        w.append("eval_result", summary={"n": 1, "geomean": 1.05, "all_correct": True})
+        dp = w.append("decision_point", kind="limit_claim", evidence="we're at the bandwidth limit")
+        ctx = {"decision_point": {"kind": "limit_claim", "evidence": dp["evidence"], "seq": dp["seq"]},
+               "eval": {"n": 1, "geomean": 1.05, "all_correct": True}}
+        free = inbox.post("is that limit the hardware's or your design's?", context=ctx)
+        bank = inbox.post("Is that limit a property of the hardware or of your design?", source="bank",
+                          bank_id="limit-hw-or-design", context=ctx)
+        for msg in inbox.pending():
+            inbox.acknowledge(w, msg)
+        w.append("eval_result", summary={"n": 2, "geomean": 1.32, "all_correct": True})
+    steering = steering_log_path()
+    assert steering.is_file() and free.id and bank.id
+    from questions.loader import load_bank
+
+    result = mine([steering, sp.root], bank=load_bank())
+    assert len(result.messages) == 2 and result.reads[1].skipped == {"already read from another log": 2}
+    (c,) = result.clusters
+    assert c.match == "limit-hw-or-design" and c.stats["asked"] == 2 and c.stats["kinds"] == {"limit_claim": 2}
+    assert c.stats["mean_gain"] == pytest.approx(1.32 / 1.05 - 1, abs=1e-3)
+    assert {m.outcome.basis for m in c.members} == {"events"}

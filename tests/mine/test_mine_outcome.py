@@ -46,7 +46,7 @@ def test_no_evaluation_after_is_no_outcome():
     assert outcome_after(evs((1.2, True)), 15, 0.0) is None
 
 
-def test_quick_only_and_interrupted_runs_are_not_compared():
+def test_partial_and_interrupted_runs_are_not_compared_and_quick_runs_only_with_quick_ones():
     log = Log()
     log.start()
     log.eval(1.2)
@@ -54,7 +54,13 @@ def test_quick_only_and_interrupted_runs_are_not_compared():
     log.eval(2.0, only="s1")
     log.eval(2.0, interrupted=True)
     log.eval(1.3)
-    assert [e.geomean for e in evaluations(log.events)] == [1.2, 1.3]
+    found = evaluations(log.events)
+    assert [(e.geomean, e.mode) for e in found] == [(1.2, "full"), (2.0, "quick"), (1.3, "full")]
+    o = outcome_after(found, 0, log.events[0]["t"])
+    assert o.after == 1.3 and o.evals == 2  # the full runs after it; the quick 2.0 is not one of them
+    quick_only = [Evaluation(10, 60.0, 1.1, True, mode="quick"), Evaluation(20, 120.0, 1.3, True, mode="quick")]
+    o = outcome_after(quick_only, 15, 90.0)
+    assert o.before == 1.1 and o.after == 1.3
 
 
 def test_steering_log_evaluations_come_from_the_summaries_messages_saw():
