@@ -14,12 +14,11 @@ import argparse
 import importlib
 import sys
 
-from console import __name__ as _pkg  # noqa: F401  (keeps the package import explicit)
-
 VERSION = "0.1.0"
 
 # name -> module under console.commands; order is the order shown in --help
 COMMANDS: dict[str, str] = {
+    "start": "start",
     "steer": "steer",
     "console": "attach",
     "replay": "replay",
@@ -30,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "mine": "mine",
     "import": "import_",
     "sessions": "sessions",
+    "stop": "stop",
 }
 
 

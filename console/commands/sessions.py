@@ -30,11 +30,20 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from rich.text import Text
+
     table = Table(title=f"sessions under {root}", title_justify="left")
-    for col in ("session", "task", "model", "started", "status", "events", "best"):
-        table.add_column(col, justify="right" if col in ("events", "best") else "left")
+    width = max(len(i.name) for i in infos)
+    table.add_column("session", no_wrap=True, min_width=min(width, 40))
+    show_task = any(not i.name.endswith(i.task or "?") for i in infos)  # names carry the task
+    if show_task:
+        table.add_column("task", no_wrap=True, overflow="ellipsis", ratio=1)
+    table.add_column("status", no_wrap=True, min_width=min(16, max(len(i.status) for i in infos)))
+    table.add_column("events", justify="right", no_wrap=True, min_width=6)
+    table.add_column("best", justify="right", no_wrap=True, min_width=5)
     for i in infos:
-        table.add_row(i.name, i.task or "?", i.model or "?", i.started_text, i.status,
+        colour = "green" if i.status == "running" else "" if i.status.startswith("ended") else "yellow"
+        table.add_row(Text(i.name), *([Text(i.task or "?")] if show_task else []), Text(i.status, style=colour),
                       str(i.events), f"{i.best_geomean:.3f}" if i.best_geomean else "-")
     Console().print(table)
     return 0
