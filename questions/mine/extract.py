@@ -93,7 +93,7 @@ def read_log(path: str | os.PathLike, *, window: int = 3, min_gain: float = 0.01
     """Every human message of one LOG, with its context and what followed."""
     p = Path(path).expanduser()
     if p.is_file() and is_steering_log(p):
-        return read_steering_log(p, window=window, min_gain=min_gain)
+        return read_steering_log(p, window=window, min_gain=min_gain, detector_config=detector_config)
     from questions.source import load_events
 
     loaded = load_events(p, sessions_dir)
@@ -200,8 +200,11 @@ def messages_from_events(events: list[dict], *, session: str, origin: str, read:
         open_points = []  # the human has spoken: what was open is answered
 
 
-def read_steering_log(path: Path, *, window: int = 3, min_gain: float = 0.01) -> LogRead:
-    """The records of a steering log, grouped by session, with what followed each."""
+def read_steering_log(path: Path, *, window: int = 3, min_gain: float = 0.01, detector_config=None) -> LogRead:
+    """The records of a steering log, grouped by session, with what followed each.
+
+    A record whose session is still on disk is read from the session's events (the open points
+    since the previous message, the evaluations after); the others from the record itself."""
     read = LogRead(str(path), "steering")
     by_session: dict[str, list[dict]] = {}
     bad = 0
@@ -232,19 +235,24 @@ def read_steering_log(path: Path, *, window: int = 3, min_gain: float = 0.01) ->
     for session, records in by_session.items():
         records.sort(key=lambda r: (r.get("t") if isinstance(r.get("t"), (int, float)) else 0.0,
                                     r.get("seq") if isinstance(r.get("seq"), int) else 0))
-        events_evals = _session_evaluations(session)
-        steer_evals, bests = steering_evaluations(records) if events_evals is None else ([], [])
+        from_events = _session_messages(session, window=window, min_gain=min_gain, detector_config=detector_config)
+        steer_evals, bests = steering_evaluations(records) if from_events is None else ([], [])
         for i, rec in enumerate(records):
             why = _skip_reason(rec)
             if why is not None:
                 read.skipped[why] = read.skipped.get(why, 0) + 1
                 continue
+            seq = rec.get("seq") if isinstance(rec.get("seq"), int) else None
+            if from_events is not None and seq in from_events:
+                m = from_events[seq]
+                m.origin = str(path)
+                m.task = m.task or rec.get("task")
+                read.messages.append(m)
+                continue
             dp = rec.get("decision_point") if isinstance(rec.get("decision_point"), dict) else None
             t = rec.get("t") if isinstance(rec.get("t"), (int, float)) else None
-            seq = rec.get("seq") if isinstance(rec.get("seq"), int) else None
-            if events_evals is not None and seq is not None:
-                outcome = outcome_after(events_evals, seq, t, window=window, min_gain=min_gain)
-            else:
+            outcome = None
+            if from_events is None:
                 outcome = outcome_after(steer_evals, 2 * i, t, window=window, min_gain=min_gain,
                                         basis="steering_log", before=bests[i] if bests else None)
             kind = dp.get("kind") if dp else None
@@ -256,8 +264,8 @@ def read_steering_log(path: Path, *, window: int = 3, min_gain: float = 0.01) ->
     return read
 
 
-def _session_evaluations(session: str):
-    """The evaluations in a steering record's session, when its log is still on disk."""
+def _session_messages(session: str, **kw) -> dict[int, Message] | None:
+    """{seq: message} of a steering record's session, read from its events when still on disk."""
     p = Path(session)
     events = p / "events.jsonl"
     if not p.is_absolute() or not events.is_file():
@@ -265,9 +273,12 @@ def _session_evaluations(session: str):
     from sessions.log import read_events
 
     try:
-        return evaluations(read_events(events).events)
+        evs = read_events(events).events
     except OSError:
         return None
+    tmp = LogRead(str(events), "session")
+    messages_from_events(evs, session=session, origin=str(events), read=tmp, **kw)
+    return {m.seq: m for m in tmp.messages if m.seq is not None}
 
 
 def read_logs(paths: Iterable[str | os.PathLike], **kw) -> list[LogRead]:

@@ -244,7 +244,8 @@ def match_bank(result: MineResult, bank) -> None:
     is the item's text; the item, taken as one more asking, would have joined the cluster (its
     mean cosine to the askings reaches the join threshold and its cosine to the representative
     reaches `match_threshold`), written items before mined ones, then the closest. Items kept to
-    other architectures are not duplicates. Similarity here is measured in a term space fitted on
+    other architectures are not duplicates; of two equally close, the one earlier in `bank` (the
+    bank being merged into comes first). Similarity here is measured in a term space fitted on
     the askings and the bank's texts together, so that with few askings common words do not look
     rare; the clusters themselves do not depend on the bank.
     """
@@ -302,9 +303,10 @@ def match_bank(result: MineResult, bank) -> None:
         for mean, j in near:
             # an item kept to other architectures does not serve this question's tasks: no duplicate
             if dot(vectors[j], rep) >= cfg.match_threshold and _arch_compatible(items[j].arch, c.arch):
-                fits.append((items[j].provenance != "mined", mean, j))
+                fits.append((items[j].provenance != "mined", round(mean, 9), -j))  # ties: the earlier item
         if fits:
             _, mean, j = max(fits)
+            j = -j
             c.match, c.match_score = items[j].id, round(mean, 3)
 
 

@@ -113,3 +113,10 @@ def test_the_question_decides_the_match_more_than_the_request_after_it():
     )]
     got = cluster(docs)
     assert [0, 1] in got.clusters and [2] in got.clusters
+
+
+def test_the_corpus_is_deterministic_for_a_seed():
+    a, b, c = (generate(s, n_messages=300, n_sessions=20).records() for s in (9, 9, 10))
+    assert a == b and a != c
+    assert {m.label for m in generate(9, n_messages=300, n_sessions=20).messages} == {
+        "question", "information", "directive", "other"}

@@ -82,8 +82,9 @@ def test_a_steering_log_reads_what_followed_from_the_session_when_it_is_there(tm
     steering.write_text(json.dumps(steering_record(asked, session_dir=root, task="rmsnorm-cuda")) + "\n")
     read = read_log(steering)
     (m,) = read.messages
-    assert read.format == "steering" and m.kinds == ("stall",)
-    assert m.outcome.basis == "events" and m.outcome.after == 1.6
+    # read from the session: the detectors' start point is open too, the runner's context says stall
+    assert read.format == "steering" and m.kinds == ("start", "stall") and m.decision_point["kind"] == "stall"
+    assert m.outcome.basis == "events" and m.outcome.after == 1.6 and m.origin == str(steering)
     # the same message through its session and through the steering log is mined once
     both = read_logs([steering, root])
     assert sum(len(r.messages) for r in both) == 1

@@ -104,3 +104,26 @@ def test_a_cluster_like_an_item_for_another_architecture_is_still_new(tmp_path):
     result = mine([steer], MineConfig(), bank=bundled)
     (c,) = result.clusters
     assert c.match is None  # the bundled near twin is `cpu-working-set`, for CPU tasks only
+
+
+def test_merge_into_a_bare_list_prefers_its_own_item_over_a_bundled_twin(tmp_path):
+    import json
+
+    steering = tmp_path / "steering.jsonl"
+    asked = ["Is that 1.3x win noise? Run it again and show me the spread.", "is this win real or just noise? rerun",
+             "Is the 2.1x win noise? Show me the spread.", "Does the kernel spill registers?"]
+    steering.write_text("".join(json.dumps({"t": float(i), "session": f"/gone/{i}", "seq": 1, "source": "free",
+                                            "text": t}) + "\n" for i, t in enumerate(asked)))
+    mine_file = tmp_path / "mine.yaml"
+    mine_file.write_text('- id: my-noise\n  text: "Is that win noise? Run it again and show me the spread."\n'
+                         "  triggers: [suspicious_win]\n  layers: [measurement]\n")
+    own = load_bank([mine_file])
+    bundled = [it for it in load_bank() if it.id not in {i.id for i in own}]
+    from questions.loader import Bank
+
+    result = mine([steering], bank=Bank(list(own) + bundled))
+    saved = save_bank(result, mine_file, merge=mine_file, merge_items=list(own), reference_items=bundled)
+    merged = load_bank([mine_file])
+    assert saved["updated"] == ["my-noise"] and merged.get("my-noise").stats["asked"] == 3
+    assert mine_file.read_text().startswith("- id: my-noise\n")
+    assert len(merged) == 1 + len(saved["new"])
