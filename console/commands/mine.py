@@ -42,8 +42,9 @@ class MineArgsError(Exception):
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from questions.loader import read_bank
+    from questions.loader import Bank, read_bank
     from questions.mine import MineConfig, mine, render_report, save_bank
+    from questions.mine.write import write_atomic
 
     if args.window < 1:
         raise MineArgsError("--window must be at least 1")
@@ -60,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
         raise MineArgsError(str(problems[0]))
     merge_ids = {it.id for it in merge_items}
     reference = [it for it in ref if it.id not in merge_ids]
-    from questions.loader import Bank
-
     result = mine(args.logs, MineConfig(window=args.window), bank=Bank(merge_items + reference),
                   sessions_dir=args.sessions_dir)
     saved = save_bank(result, args.out, merge=args.merge, merge_items=merge_items, reference_items=reference,
@@ -70,8 +69,6 @@ def run(args: argparse.Namespace) -> int:
                              f"{len(result.messages)} human messages, {result.sessions} session(s).\n"
                              f"Unverified candidates: read them before adding them to a bank.")
     if args.report:
-        from questions.mine.write import write_atomic
-
         write_atomic(args.report, render_report(result, out_path=args.out, merged_into=args.merge))
     by = {k: len(v) for k, v in result.by_label().items()}
     if args.json:
