@@ -173,6 +173,14 @@ def finish(req) -> Reply:
                       "goal. Done."))
 
 
+def after_stop_check(req) -> Reply:
+    """Past the script: the stop gate said no (noise on a busy machine), so measure again; after
+    a measurement, claim the goal again (the gate decides)."""
+    if req.tool_results():
+        return finish(req)
+    return Reply(text("The gate's figure is below my last reading; measuring again."), tool("evaluate"))
+
+
 VEC_CHECK = (f"gcc -O3 -march=native -fopenmp -fopt-info-vec-all -c {CANDIDATE} -o /dev/null 2>&1 "
              "| grep -E ':3[5-9]|:4[0-9]' | head -8")
 
@@ -215,7 +223,7 @@ STORY = by_step(
           tool("edit_file", path=CANDIDATE, old_string=DIVIDE, new_string=RECIPROCAL)),
     Reply(tool("evaluate")),
     finish,
-    then=Reply(text("The stop check has the facts; I have nothing more to add.")),
+    then=lambda req: after_stop_check(req),
 )
 
 NOTE = ("Recorded by KernelSeek's own tools: a scripted model (tests/agent/demo_model.py) driving "
