@@ -354,7 +354,7 @@ class SessionModel:
         where = "/".join(str(ev[k]) for k in ("host", "device") if ev.get(k))
         if where:
             parts.append(where)
-        note = clean_line(ev.get("recorded_by") or ev.get("source") or "")
+        note = clean_line(ev.get("note") or ev.get("recorded_by") or ev.get("source") or "")
         return self._new_row(Row(START, ei, seq, t, "session " + clean_line(" · ".join(parts))[:TITLE_MAX],
                                  note=note[:80]))
 

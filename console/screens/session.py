@@ -132,6 +132,8 @@ class SessionScreen(Screen):
 
     def on_mount(self) -> None:
         self.add_class(f"-{self.mode}")
+        if self.mode == "replay":  # a replay starts at the top, at the first event
+            self.transcript.set_reactive(Transcript.follow, False)
         self.query_one("#search", Input).display = False
         self.transcript.count_new = self.mode == "live"
         self.transcript.focus()
@@ -218,6 +220,8 @@ class SessionScreen(Screen):
             gc.freeze()  # the fold's objects live as long as the screen: keep them out of GC scans
             if self.mode == "replay":
                 self.go_to_row(0, scroll=True)
+                # the rows may be laid out only once the widget has its size
+                self.call_after_refresh(self.go_to_row, 0, scroll=True)
             self.post_message(self.Loaded())
         self._refresh_state()
 
