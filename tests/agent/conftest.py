@@ -1,14 +1,7 @@
-"""Fixtures for the runner's tests: the fake Messages API, a runner in this process or as the
-real `kernelseek run` child process, and helpers to read the session log."""
+"""Fixtures for the runner's tests: the fake Messages API, with a clean Anthropic environment."""
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -16,13 +9,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from agent_helpers import API_KEY  # noqa: E402
 from fake_anthropic import FakeAnthropic  # noqa: E402
-
-REPO = HERE.parent.parent
-API_KEY = "sk-ant-test-SECRET-9f8e7d6c5b4a3210"
-# fast settings: tiny timing budgets, the quick subset at the stop gate, short retry waits
-FAST = dict(eval_time_budget_s=0.02, eval_min_pairs=3, gate_quick=True, retry_base_s=0.01,
-            retry_cap_s=0.05, delta_interval_s=0.1, sandbox="none")
 
 
 @pytest.fixture(autouse=True)
@@ -48,101 +36,3 @@ def fake(monkeypatch):
     yield make
     for s in servers:
         s.stop()
-
-
-def make_runner(task: str, session_dir: Path, **settings):
-    """A runner in this process (the SDK reads the environment the `fake` fixture set)."""
-    from agent.config import load_config
-    from agent.model import ModelClient, client_secrets, make_client
-    from agent.runner import Runner
-    from agent.secrets import secret_values
-
-    config = load_config(None, **{**FAST, **settings})
-    client = make_client(config)
-    return Runner.create(task, config=config, model=ModelClient(client, config),
-                         secrets=secret_values(extra=client_secrets(client)), session_dir=session_dir)
-
-
-def resume_runner(session_dir: Path, **settings):
-    """`--resume` in this process."""
-    from agent.config import load_config
-    from agent.model import ModelClient, client_secrets, make_client
-    from agent.runner import Runner
-    from agent.secrets import secret_values
-
-    config = load_config(None, **{**FAST, **settings})
-    client = make_client(config)
-    return Runner.resume(session_dir, config=config, model=ModelClient(client, config),
-                         secrets=secret_values(extra=client_secrets(client)))
-
-
-def run_in_thread(runner) -> tuple[threading.Thread, dict]:
-    box: dict = {}
-    t = threading.Thread(target=lambda: box.setdefault("reason", runner.run()), daemon=True)
-    t.start()
-    return t, box
-
-
-def events(session: Path) -> list[dict]:
-    from sessions.log import read_events
-
-    return read_events(Path(session) / "events.jsonl").events
-
-
-def of_type(evs: list[dict], kind: str) -> list[dict]:
-    return [e for e in evs if e.get("type") == kind]
-
-
-def wait_for_event(session: Path, pred, timeout: float = 20.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for ev in events(session):
-            if pred(ev):
-                return ev
-        time.sleep(0.02)
-    raise AssertionError(f"no matching event within {timeout} s")
-
-
-def strip_cache(messages: list[dict]) -> list[dict]:
-    """Messages without cache_control markers (breakpoints move as the conversation grows)."""
-    out = json.loads(json.dumps(messages))
-    for m in out:
-        for b in m["content"] if isinstance(m["content"], list) else []:
-            b.pop("cache_control", None)
-    return out
-
-
-def task_copy(tmp_path: Path, name: str, **goal) -> Path:
-    """A copy of a shipped task with another goal (so a test can make the goal reachable)."""
-    import yaml
-
-    src = REPO / "kernels" / name
-    dst = tmp_path / f"task-{name}"
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
-    spec = yaml.safe_load((dst / "task.yaml").read_text())
-    spec["goal"].update(goal)
-    (dst / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-    return dst
-
-
-def cli_env(server: FakeAnthropic | None, home: Path, **extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env["KERNELSEEK_HOME"] = str(home)
-    env["PYTHONPATH"] = str(REPO)
-    if server is not None:
-        env.update(server.env(API_KEY))
-    env.update(extra)
-    return env
-
-
-def write_config(path: Path, **settings) -> Path:
-    import yaml
-
-    path.write_text(yaml.safe_dump({**FAST, **settings}))
-    return path
-
-
-def kernelseek(args: list[str], env: dict, **kw) -> subprocess.Popen:
-    """The real `kernelseek` command line as a child process (stdout and stderr piped)."""
-    kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **kw}
-    return subprocess.Popen([sys.executable, "-m", "console", *args], env=env, cwd=str(REPO), **kw)

@@ -7,8 +7,8 @@ import signal
 import time
 import uuid
 
-from conftest import (API_KEY, cli_env, events, kernelseek, of_type, strip_cache, wait_for_event,
-                      write_config)
+from agent_helpers import (API_KEY, cli_env, events, kernelseek, make_runner, of_type, strip_cache,
+                      wait_for_event, write_config)
 from fake_anthropic import FakeAnthropic, Reply, text, tool
 from sessions.inbox import Inbox
 
@@ -48,8 +48,6 @@ def test_the_bash_tool_sees_no_api_key_and_the_log_holds_none(tmp_path):
 
 
 def test_bash_in_the_workspace_can_still_use_ordinary_settings(fake, tmp_path):
-    from conftest import make_runner
-
     os.environ["HARMLESS_SETTING"] = "kept-value"
     try:
         fake([Reply(tool("bash", command="echo $HARMLESS_SETTING; pwd")), Reply(tool("bash", command="true"))])

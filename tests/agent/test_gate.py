@@ -1,7 +1,7 @@
 """The stop gate: the model's word never ends a session; an evaluation does."""
 from __future__ import annotations
 
-from conftest import make_runner, of_type, events, task_copy
+from agent_helpers import make_runner, of_type, events, task_copy
 from fake_anthropic import Reply, text, tool
 
 BROKEN = """#include "attention.h"

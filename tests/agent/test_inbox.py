@@ -6,7 +6,7 @@ import threading
 import time
 import uuid
 
-from conftest import events, make_runner, of_type, resume_runner, run_in_thread, wait_for_event
+from agent_helpers import events, make_runner, of_type, resume_runner, run_in_thread, wait_for_event
 from fake_anthropic import Reply, text, tool
 from sessions.inbox import Inbox
 

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from conftest import REPO, cli_env, events, kernelseek, make_runner, of_type, wait_for_event, write_config
+from agent_helpers import REPO, cli_env, events, kernelseek, make_runner, of_type, wait_for_event, write_config
 from fake_anthropic import FakeAnthropic, Reply, text, tool
 from sessions.inbox import Inbox
 

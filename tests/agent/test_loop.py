@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import make_runner, of_type, events, strip_cache
+from agent_helpers import make_runner, of_type, events, strip_cache
 from fake_anthropic import Drop, Error, Reply, Stall, by_step, text, thinking, tool
 
 

@@ -9,11 +9,10 @@ import argparse
 import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import events, of_type
+from agent_helpers import events, of_type
 from fake_anthropic import Reply, by_step, text, tool
 
 BUSY = by_step(
@@ -106,6 +105,7 @@ def test_steer_resume_refuses_a_running_session_and_carries_on_a_stopped_one(fak
     assert again.paths.root == first.paths.root and again.runner.pid != first.runner.pid
     assert of_type(events(first.paths.root), "session_resume")
     stop.run(argparse.Namespace(session=str(first.paths.root), timeout=20.0, sessions_dir=None))
+    again.runner.wait(10)
 
 
 def test_start_without_a_key_replays_the_bundled_example(stand_in, capsys):
@@ -127,3 +127,4 @@ def test_start_with_a_key_steers_the_task_this_machine_can_run(fake, stand_in, t
     expected = "attention-fwd-sm90" if start.hopper_gpu_present() else "attention-cpu"
     assert events(app.paths.root)[0]["task"] == expected and app.mode == "live"
     stop.run(argparse.Namespace(session=str(app.paths.root), timeout=20.0, sessions_dir=None))
+    app.runner.wait(10)

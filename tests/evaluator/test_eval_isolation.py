@@ -49,7 +49,11 @@ def test_the_parent_kills_an_evaluation_that_outlives_its_limit(planted_dir):
 
 
 def _parent_of(pid: str) -> int:
+    """The parent of an evaluator child process (-1 for any other process)."""
     try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            if b"evaluator" not in fh.read():
+                return -1
         with open(f"/proc/{pid}/stat") as fh:
             return int(fh.read().rsplit(")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
