@@ -319,7 +319,7 @@ class ScenarioRun:
 
     # timing -------------------------------------------------------------------------------
     def time_it(self) -> None:
-        ev, res, spec, device = self.ev, self.result, self.ev.timing, self.device
+        res, spec, device = self.result, self.ev.timing, self.device
         self.note("timing")
         sets, cases = [self.bufs], [self.case0]
         for k in range(1, max(1, spec.buffer_sets)):

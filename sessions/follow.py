@@ -13,6 +13,10 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 from sessions.log import LogReader, Malformed
 
@@ -91,7 +95,7 @@ class LogFollower:
                     yield batch
             stop.wait(self.poll_interval_s)
 
-    async def afollow(self, stop: "asyncio.Event | None" = None) -> AsyncIterator[list[dict]]:  # noqa: F821
+    async def afollow(self, stop: asyncio.Event | None = None) -> AsyncIterator[list[dict]]:
         """The same for asyncio callers (awatch, or polling with asyncio.sleep)."""
         import asyncio
 

@@ -2,13 +2,15 @@
 must fail.
 
 Each broken candidate is the seed with one small textual patch (a bug an agent could plausibly
-write). `feature_used(shape, feature)` says, from the scenario's shape alone, whether the scenario
-exercises that feature in a way the bug changes; the GPU tests check that each broken candidate
-fails exactly those scenarios. Run this file to regenerate broken/*.cu after editing the seed.
+write), made from the current seed.cu when a test asks for its path (so they never go stale, and
+no copy of the seed is kept). `feature_used(shape, feature)` says, from the scenario's shape alone,
+whether the scenario exercises that feature in a way the bug changes; the GPU tests check that
+each broken candidate fails exactly those scenarios. Run this file to write them out for a look.
 """
 from __future__ import annotations
 
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 TASK_DIR = REPO / "kernels" / "attention-fwd-sm90"
-BROKEN_DIR = HERE / "broken"
+_MADE: dict[str, Path] = {}
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,13 @@ class Broken:
 
     @property
     def path(self) -> Path:
-        return BROKEN_DIR / f"{self.name}.cu"
+        """The broken source, written from the current seed.cu (once per process)."""
+        if self.name not in _MADE:
+            folder = Path(tempfile.mkdtemp(prefix="ks-broken-"))
+            path = folder / f"{self.name}.cu"
+            path.write_text(patched_source(self, (TASK_DIR / "seed.cu").read_text()))
+            _MADE[self.name] = path
+        return _MADE[self.name]
 
 
 BROKEN = (
@@ -74,18 +82,8 @@ def patched_source(broken: Broken, seed_text: str) -> str:
         if count != 1:
             raise ValueError(f"{broken.name}: patch text found {count} times in seed.cu: {old[:60]!r}")
         text = text.replace(old, new)
-    header = f"// BROKEN on purpose ({broken.name}): {broken.why}.\n// Generated from seed.cu by tests/attention_sm90/attention_broken.py; do not edit.\n"
+    header = f"// BROKEN on purpose ({broken.name}): {broken.why}.\n// Made from seed.cu by tests/attention_sm90/attention_broken.py.\n"
     return header + text
-
-
-def write_all() -> list[Path]:
-    seed = (TASK_DIR / "seed.cu").read_text()
-    BROKEN_DIR.mkdir(exist_ok=True)
-    out = []
-    for b in BROKEN:
-        b.path.write_text(patched_source(b, seed))
-        out.append(b.path)
-    return out
 
 
 # ---- which scenarios use a feature -----------------------------------------------------------------
@@ -122,6 +120,6 @@ def feature_used(harness, shape, feature: str) -> bool:
 
 
 if __name__ == "__main__":
-    for path in write_all():
-        print(path.relative_to(REPO))
+    for b in BROKEN:
+        print(b.path)
     sys.exit(0)
