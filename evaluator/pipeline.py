@@ -387,6 +387,13 @@ class ScenarioRun:
         seconds = res.cand_ms * 1e-3
         res.tflops = flops / seconds / 1e12 if flops else None
         res.gbps = nbytes / seconds / 1e9 if nbytes else None
+        for entry in res.baselines.values():  # upstream kernels on the same FLOP and byte counts
+            ms = entry.get("ms")
+            if isinstance(ms, (int, float)) and ms > 0:
+                if flops:
+                    entry["tflops"] = flops / (ms * 1e-3) / 1e12
+                if nbytes:
+                    entry["gbps"] = nbytes / (ms * 1e-3) / 1e9
         peak_key, achieved = {
             "memory": ("memory_gbps", res.gbps), "fp32": ("fp32_tflops", res.tflops),
             "bf16_tensor": ("bf16_tensor_tflops", res.tflops), "fp16_tensor": ("fp16_tensor_tflops", res.tflops),
