@@ -139,6 +139,9 @@ def test_upstream_baseline_adds_a_ratio():
     base = report.scenarios[0].baselines
     record("cuda upstream baseline (torch rms_norm)", baselines=base)
     assert "torch.rms_norm" in base and base["torch.rms_norm"].get("ratio", 0) > 0, base
+    # its rate on the task's byte count: the same bytes in its time
+    s = report.scenarios[0]
+    assert base["torch.rms_norm"]["gbps"] == pytest.approx(s.gbps * s.cand_ms / base["torch.rms_norm"]["ms"], rel=1e-6)
 
 
 # last: a hung kernel's process is killed, and the driver tears its context down after it
