@@ -88,3 +88,29 @@ def test_every_event_type_makes_a_row_or_folds_into_one():
 
     assert set(EVENT_TYPES) <= set(_HANDLERS) | _NO_ROW | {"eval_progress"}
     assert SessionModel  # imported for the handler table
+
+
+ALL_TRANSCRIPTS = sorted(TRANSCRIPT.parent.parent.glob("*/*.jsonl")) if TRANSCRIPT.exists() else []
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not ALL_TRANSCRIPTS, reason="the shared transcripts are not here")
+@pytest.mark.parametrize("path", ALL_TRANSCRIPTS, ids=[p.stem for p in ALL_TRANSCRIPTS])
+async def test_every_shared_transcript_replays(path):
+    from sessions.importers import load_transcript
+
+    result = load_transcript(path)
+    app = ConsoleApp.for_transcript(path, bank=fixed_bank(), clock=lambda: 0.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_loaded(pilot)
+        screen = app.screen
+        assert len(screen.model) == len(result.events)  # every imported event is in the replay
+        humans = [e for e in result.events if e["type"] == "human_message"]
+        assert len(screen.model.humans) == len(humans)
+        await pilot.press("end")
+        await pilot.pause()
+        assert screen.position == len(screen.model) - 1
+        await pilot.press("home", "h")
+        await pilot.pause()
+        if humans:
+            assert screen.model.rows[screen.transcript.cursor].kind == "human"
