@@ -29,28 +29,6 @@ class IndexedLogReader(LogReader):
         self.span_start: array = array("q")
         self.span_len: array = array("l")
 
-    def read(self, max_bytes: int | None = None) -> LogRead:
-        """What was appended since the last read; with `max_bytes`, at most about that much
-        (whole lines), so a long log can be folded in slices without holding all of it parsed."""
-        if max_bytes is None:
-            return super().read()
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read(max_bytes)
-                if data and not data.endswith(b"\n") and b"\n" not in data:
-                    data += f.readline()  # one line longer than max_bytes: take it whole
-        except FileNotFoundError:
-            return LogRead()
-        cut = data.rfind(b"\n") + 1
-        result = LogRead(torn_tail=cut < len(data))
-        if cut == 0:
-            return result
-        self.offset += cut
-        self._parse(data[:cut], result)
-        self.malformed.extend(result.malformed)
-        return result
-
     def _parse(self, chunk: bytes, result: LogRead) -> None:
         base = self.offset - len(chunk)  # read() advanced the offset before parsing the chunk
         first_line = self.line_no + 1

@@ -239,11 +239,18 @@ class LogReader:
         self.line_no = 0  # lines consumed so far
         self.malformed: list[Malformed] = []
 
-    def read(self) -> LogRead:
+    def read(self, max_bytes: int | None = None) -> LogRead:
+        """What was appended since the last read; with `max_bytes`, at most about that much (whole
+        lines; one line longer than that is taken whole), so a long log can be read in slices."""
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
-                data = f.read()
+                if max_bytes is None:
+                    data = f.read()
+                else:
+                    data = f.read(max_bytes)
+                    if data and b"\n" not in data:
+                        data += f.readline()
         except FileNotFoundError:
             return LogRead()
         if not data:

@@ -169,3 +169,20 @@ def test_hundred_thousand_events_round_trip(tmp_path):
     # the target is 200,000/s (measured ~320,000 on an idle 2-core box); the assertion leaves
     # room for a loaded CI machine so that only a real regression fails it
     assert rate >= 120_000, f"read {rate:,.0f} events/s, target 200,000"
+
+
+def test_reading_in_slices_returns_whole_lines_and_loses_nothing(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(line(i, "assistant_text", text="x" * (i * 37 % 300)) for i in range(200)))
+    reader = LogReader(path)
+    got, calls = [], 0
+    while True:
+        batch = reader.read(max_bytes=1000)
+        calls += 1
+        if not batch.events:
+            break
+        got.extend(batch.events)
+    assert [e["seq"] for e in got] == list(range(200)) and calls > 10
+    path.write_text(line(0, "assistant_text", text="y" * 5000))  # one line longer than a slice
+    big = LogReader(path).read(max_bytes=100)
+    assert len(big.events) == 1 and not big.torn_tail
