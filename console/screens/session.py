@@ -220,8 +220,9 @@ class SessionScreen(Screen):
             gc.freeze()  # the fold's objects live as long as the screen: keep them out of GC scans
             if self.mode == "replay":
                 self.go_to_row(0, scroll=True)
-                # the rows may be laid out only once the widget has its size
-                self.call_after_refresh(self.go_to_row, 0, scroll=True)
+                # the rows may be laid out only once the widget has its size: then bring the
+                # cursor into view (wherever a key may have moved it meanwhile)
+                self.call_after_refresh(lambda: self.transcript.scroll_to_row(max(0, self.transcript.cursor)))
             self.post_message(self.Loaded())
         self._refresh_state()
 
