@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from sessions.log import read_events
+from sessions.log import LogReader
 
 RUNNER_LOG = "runner.log"
 
@@ -63,10 +63,10 @@ def wait_until_running(session_dir: str | os.PathLike, proc: subprocess.Popen, *
                        after_seq: int = -1) -> dict:
     """Block until the runner has written its session_start (or session_resume after
     `after_seq`); the event. If the runner exits first, LaunchError with its last words."""
-    events_path = Path(session_dir) / "events.jsonl"
+    reader = LogReader(Path(session_dir) / "events.jsonl")  # reads only what is new each poll
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        for ev in read_events(events_path).events:
+        for ev in reader.read().events:
             if ev.get("type") in ("session_start", "session_resume") and ev.get("seq", -1) > after_seq:
                 return ev
         if proc.poll() is not None:

@@ -156,6 +156,16 @@ def _acquire_lock(lock_path: Path, log_path: Path) -> int:
     return fd
 
 
+def lock_holder_pid(lock_path: str | os.PathLike) -> int | None:
+    """The pid the session's writer recorded in its lock file (None if there is none to read)."""
+    try:
+        text = Path(lock_path).read_text(errors="replace")
+    except OSError:
+        return None
+    parts = text.split()
+    return int(parts[1]) if len(parts) >= 2 and parts[0] == "pid" and parts[1].isdigit() else None
+
+
 def lock_is_held(lock_path: str | os.PathLike) -> bool:
     """Whether a live process holds a session's writer lock (i.e. the session is running)."""
     try:

@@ -22,21 +22,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import os
-    import re
     import signal
     import time
 
     from sessions.layout import resolve_session
-    from sessions.log import read_events
+    from sessions.log import lock_holder_pid, read_events
 
     paths = resolve_session(args.session, args.sessions_dir)
     if not paths.is_running():
         raise StopError(f"{paths.root} is not running")
-    holder = paths.lock.read_text(errors="replace")
-    found = re.match(r"pid (\d+)", holder)
-    if not found:
-        raise StopError(f"{paths.lock}: cannot tell which process runs the session ({holder.strip()!r})")
-    pid = int(found.group(1))
+    pid = lock_holder_pid(paths.lock)
+    if pid is None:
+        raise StopError(f"{paths.lock}: cannot tell which process runs the session")
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:

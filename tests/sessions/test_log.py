@@ -186,3 +186,14 @@ def test_reading_in_slices_returns_whole_lines_and_loses_nothing(tmp_path):
     path.write_text(line(0, "assistant_text", text="y" * 5000))  # one line longer than a slice
     big = LogReader(path).read(max_bytes=100)
     assert len(big.events) == 1 and not big.torn_tail
+
+
+def test_the_lock_file_names_its_holder(tmp_path):
+    from sessions.log import lock_holder_pid
+
+    path = tmp_path / "events.jsonl"
+    assert lock_holder_pid(tmp_path / "writer.lock") is None
+    with SessionWriter(path) as w:
+        assert lock_holder_pid(w.lock_path) == os.getpid()
+    (tmp_path / "writer.lock").write_text("garbage")
+    assert lock_holder_pid(tmp_path / "writer.lock") is None
