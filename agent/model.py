@@ -3,8 +3,9 @@
 The SDK's own retries are off (max_retries=0): they would not cover a stream that dies midway,
 and the runner wants every retry in the log. `ModelClient.turn` retries with exponential backoff
 and jitter (honouring retry-after) on 429, 5xx, 529 overloaded, an `error` event inside the
-stream, a connection that drops, and a stream that ends without `message_stop`. Anything else
-(400, 401, 403, 404, 413) is a `ModelError` at once.
+stream, a connection that drops, a stream that ends without `message_stop`, and an event the SDK
+cannot read (malformed JSON, an unexpected shape) once the stream is open: a garbled stream is a
+dropped stream. Anything else (400, 401, 403, 404, 413) is a `ModelError` at once.
 
 The stream is read on a worker thread that hands events over a queue, so the caller's thread
 can give up on it at once when the steerer interrupts (a blocked socket read cannot be woken
@@ -145,6 +146,15 @@ def _error_text(exc: anthropic.APIStatusError) -> str:
     return str(exc)[:300]
 
 
+def _garbled(exc: BaseException) -> bool:
+    """An error raised while reading an open stream that is about the stream's content (not the
+    connection, not an API error the server sent): the SDK could not decode or fold an event."""
+    if isinstance(exc, (anthropic.APIStatusError, anthropic.APIConnectionError, httpx2.HTTPError)):
+        return False
+    return isinstance(exc, (ValueError, KeyError, IndexError, TypeError, AttributeError,
+                            anthropic.APIResponseValidationError, RuntimeError))
+
+
 class ModelClient:
     def __init__(self, client: anthropic.Anthropic, config: AgentConfig) -> None:
         self.client = client
@@ -194,6 +204,8 @@ class ModelClient:
                             return
                 events.put(("end", None))
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                if "stream" in holder and _garbled(exc):
+                    exc = _Retryable(f"malformed stream event: {type(exc).__name__}: {str(exc)[:200]}")
                 events.put(("error", exc))
 
         worker = threading.Thread(target=pump, name="model-stream", daemon=True)
@@ -270,6 +282,8 @@ class ModelClient:
 
     @staticmethod
     def _classify(exc: BaseException) -> Exception:
+        if isinstance(exc, _Retryable):
+            return exc
         if isinstance(exc, anthropic.APIStatusError):
             status = exc.status_code
             etype = _error_type(exc)

@@ -42,6 +42,7 @@ from evaluator.errors import DeviceUnavailable, EvaluatorError
 from sessions.inbox import Inbox
 from sessions.layout import SessionPaths, create_session, resolve_session
 from sessions.log import SessionError, SessionWriter, read_events
+from sessions.steering import restore_steering
 
 AGENT_NAME = "kernelseek"
 RESTARTED_TOOL = ("[not finished: the runner stopped (a crash or a kill) while this tool ran; "
@@ -160,6 +161,10 @@ class Runner:
             runner = cls(paths=paths, writer=writer, task=task, config=config, model=model,
                          secrets=secrets, on_event=on_event)
             runner._replay(events)
+            try:  # messages acknowledged just before a crash may be missing from the steering log
+                restore_steering(events, session_dir=paths.root, task=start.get("task"))
+            except OSError:
+                pass  # best effort, as when they were first written
             ended = next((e.get("reason") for e in reversed(events) if e.get("type") == "session_end"), None)
             runner._resumed = True
             runner.emit("session_resume", from_seq=events[-1]["seq"] if events else None, pid=os.getpid(),
@@ -355,7 +360,11 @@ class Runner:
     # -- the inbox -------------------------------------------------------------------------------
 
     def _deliver_inbox(self) -> None:
-        for msg in self.inbox.pending():
+        pending = self.inbox.pending()
+        for bad in self.inbox.take_malformed():  # e.g. a console cut off mid-write: say so, skip it
+            self.emit("error", message=f"inbox line skipped, not a whole message: {bad}", where="inbox",
+                      fatal=False)
+        for msg in pending:
             extra: dict = {}
             control = parse_control(msg.text)
             if control.goal is not None:

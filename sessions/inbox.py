@@ -7,6 +7,10 @@ the line's `inbox_id` to events.jsonl (fsynced) *before* the model sees it. The 
 record of delivery: after a crash, the acknowledged ids are read back from it, so every line is
 delivered once and none is lost. Each acknowledged message is also copied, with its context, to
 the per-user steering log (sessions/steering.py).
+
+A console cut off mid-write can leave a torn last line. The next `post` starts its line on a new
+line (never merged with the fragment), and the fragment, now a whole malformed line, is reported
+with its line number (`take_malformed`) rather than delivered.
 """
 from __future__ import annotations
 
@@ -40,7 +44,17 @@ class InboxMessage:
     @classmethod
     def from_dict(cls, d: dict) -> "InboxMessage":
         known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
+        known.setdefault("t", 0.0)
         return cls(**known)
+
+
+class _InboxReader(LogReader):
+    """inbox.jsonl's lines: each must be a whole message (an id and a text)."""
+
+    def problem(self, ev: dict) -> str | None:
+        if not isinstance(ev.get("id"), str) or not isinstance(ev.get("text"), str):
+            return "not an inbox message (no id or text)"
+        return None
 
 
 def new_inbox_id() -> str:
@@ -54,10 +68,11 @@ class Inbox:
         self.dir = Path(session_dir)
         self.path = self.dir / "inbox.jsonl"
         self.events_path = self.dir / "events.jsonl"
-        self._reader = LogReader(self.path)
+        self._reader = _InboxReader(self.path)
         self._messages: dict[str, InboxMessage] = {}
         self._order: list[str] = []
         self._delivered: set[str] | None = None
+        self._reported = 0
 
     # -- console side -------------------------------------------------------------------------
 
@@ -73,9 +88,12 @@ class Inbox:
         line = json.dumps({"type": "inbox", **msg.to_dict()}, ensure_ascii=False,
                           separators=(",", ":")).encode() + b"\n"
         self.dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # end a torn line first: the fragment stays one bad line
             os.write(fd, line)
             os.fsync(fd)
         finally:
@@ -86,7 +104,14 @@ class Inbox:
 
     @property
     def malformed(self) -> list[Malformed]:
+        """Lines that are not messages, in the order read, with their line numbers."""
         return self._reader.malformed
+
+    def take_malformed(self) -> list[Malformed]:
+        """Lines read since the last call that are not messages (a torn write, a stray edit)."""
+        seen = self._reported
+        self._reported = len(self._reader.malformed)
+        return self._reader.malformed[seen:]
 
     def messages(self) -> list[InboxMessage]:
         """Every message posted so far, in order (reads what is new since the last call)."""

@@ -5,7 +5,7 @@
       inbox.jsonl      console -> runner: human messages waiting to be delivered
       workspace/       the agent's working copy
       evals/NNNN.json  full evaluator reports
-      writer.lock      held (flock) by the one runner writing the session
+      writer.lock      who writes the session (pid and host); the lock itself is an flock on events.jsonl
 
 The sessions root is `--sessions-dir`, else `$KERNELSEEK_HOME/sessions`, else
 `$XDG_DATA_HOME/kernelseek/sessions` (default `~/.local/share/kernelseek/sessions`).
@@ -71,7 +71,7 @@ class SessionPaths:
         return self.eval_report(max(taken, default=0) + 1)
 
     def is_running(self) -> bool:
-        return lock_is_held(self.lock)
+        return lock_is_held(self.events)
 
 
 def new_session_name(task: str) -> str:

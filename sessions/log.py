@@ -1,8 +1,10 @@
-"""The append-only session log: one writer (enforced by a lock file), tolerant readers.
+"""The append-only session log: one writer (an flock on the log itself), tolerant readers.
 
 The writer appends each event as one whole line in one `write` call and flushes it; the types
 the schema marks durable (session_start, human_message, eval_result, session_end) are fsynced
-before `append` returns. A second writer on the same session gets `SessionLockedError`.
+before `append` returns. A second writer on the same session gets `SessionLockedError`. The
+exclusion is an flock on events.jsonl's own open file, so deleting a file cannot bypass it;
+`writer.lock` beside it only records who holds it (pid and host) for `kernelseek stop`.
 
 Readers never fail on a bad file: a torn last line (a writer caught mid-line) is left for the
 next read, a malformed line is skipped and reported with its line number, and everything after
@@ -78,12 +80,14 @@ class SessionWriter:
         self.lock_path = Path(lock_path) if lock_path else self.path.with_name("writer.lock")
         self.fsync_types = fsync_types
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_fd = _acquire_lock(self.lock_path, self.path)
+        self._fd = -1
+        self._lock_fd = -1
+        self._fd = _open_locked(self.path, self.lock_path)
         try:
+            self._lock_fd = _record_holder(self.lock_path)
             self.next_seq = _next_seq_and_mend(self.path)
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except BaseException:
-            os.close(self._lock_fd)
+            self.close()
             raise
 
     def append(self, type: str, /, **fields) -> dict:
@@ -134,23 +138,35 @@ class SessionWriter:
             pass
 
 
-def _acquire_lock(lock_path: Path, log_path: Path) -> int:
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+def _open_locked(log_path: Path, lock_path: Path) -> int:
+    """The log opened for appending, with an exclusive flock on it (the one-writer rule)."""
+    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
-        holder = ""
-        try:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
-        except OSError:
-            pass
         os.close(fd)
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            holder = ""
+            try:
+                holder = Path(lock_path).read_text(errors="replace").strip()[:200]
+            except OSError:
+                pass
             who = f" ({holder})" if holder else ""
             raise SessionLockedError(
                 f"{log_path} is already being written by another process{who}; "
-                f"one runner writes a session (lock: {lock_path})") from None
+                f"one runner writes a session") from None
         raise
+    return fd
+
+
+def _record_holder(lock_path: Path) -> int:
+    """Write "pid N on HOST" to the lock file and hold an flock on it too (readers of older
+    versions look there); the real exclusion is the flock on the log (`_open_locked`)."""
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        pass  # a stale holder of a deleted-and-recreated file: the log's flock decides
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
     return fd
@@ -166,10 +182,11 @@ def lock_holder_pid(lock_path: str | os.PathLike) -> int | None:
     return int(parts[1]) if len(parts) >= 2 and parts[0] == "pid" and parts[1].isdigit() else None
 
 
-def lock_is_held(lock_path: str | os.PathLike) -> bool:
-    """Whether a live process holds a session's writer lock (i.e. the session is running)."""
+def lock_is_held(path: str | os.PathLike) -> bool:
+    """Whether a live process holds an flock on `path`: a session's events.jsonl (the writer's
+    own lock: the session is running) or, for older callers, its writer.lock."""
     try:
-        fd = os.open(lock_path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
     try:
@@ -299,14 +316,15 @@ class LogReader:
                     result.malformed.append(
                         Malformed(str(self.path), first_line + i, f"not JSON ({reason})", line[:80]))
                     continue
-            if type(ev) is not dict:
-                result.malformed.append(
-                    Malformed(str(self.path), first_line + i, "not a JSON object", line[:80]))
-            elif type(ev.get("type")) is not str:
-                result.malformed.append(
-                    Malformed(str(self.path), first_line + i, "no event type", line[:80]))
+            problem = "not a JSON object" if type(ev) is not dict else self.problem(ev)
+            if problem:
+                result.malformed.append(Malformed(str(self.path), first_line + i, problem, line[:80]))
             else:
                 events.append(ev)
+
+    def problem(self, ev: dict) -> str | None:
+        """Why a JSON object is not a record of this log (None: it is one)."""
+        return None if type(ev.get("type")) is str else "no event type"
 
 
 def read_events(path: str | os.PathLike) -> LogRead:

@@ -17,6 +17,7 @@ Scripting::
         lambda req: Reply(text(f"saw {len(req.messages)}")),   # a responder looking at the request
         Error(529),                                            # overloaded
         Drop(Reply(text("long answer ..."))), after=4),        # the stream dies after 4 events
+        Garble(Reply(text("answer")), at=3),                   # its 4th event's data is not JSON
     ])
     with server:
         os.environ["ANTHROPIC_BASE_URL"] = server.url
@@ -169,6 +170,16 @@ class Drop(Response):
     reply: Reply
     after: int = 4
     mode: str = "reset"
+
+
+@dataclass
+class Garble(Response):
+    """Stream `reply`, but send its `at`-th SSE event with a data line that is not JSON (a
+    proxy or the network mangled it), then go on as if nothing happened."""
+
+    reply: Reply
+    at: int = 3
+    data: str = '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_del'
 
 
 @dataclass
@@ -470,6 +481,8 @@ def _make_handler(server: FakeAnthropic):
                 self._stream(response.reply, req, drop_after=response.after, drop_mode=response.mode)
             elif isinstance(response, Stall):
                 self._stream(Reply(), req, stall=response.seconds)
+            elif isinstance(response, Garble):
+                self._stream(response.reply, req, garble=(response.at, response.data))
             elif isinstance(response, Reply):
                 if body.get("stream"):
                     self._stream(response, req)
@@ -499,7 +512,8 @@ def _make_handler(server: FakeAnthropic):
             self._json(err.status, err.body(), extra)
 
         def _stream(self, reply: Reply, req: RecordedRequest, *, error: Error | None = None,
-                    drop_after: int | None = None, drop_mode: str = "reset", stall: float = 0.0) -> None:
+                    drop_after: int | None = None, drop_mode: str = "reset", stall: float = 0.0,
+                    garble: tuple[int, str] | None = None) -> None:
             chunked = not (drop_after is not None and drop_mode == "eof")
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
@@ -517,7 +531,8 @@ def _make_handler(server: FakeAnthropic):
                     if drop_after is not None and sent >= drop_after:
                         self._cut(chunked)
                         return
-                    payload = f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+                    text = garble[1] if garble and sent == garble[0] else json.dumps(data)
+                    payload = f"event: {name}\ndata: {text}\n\n".encode()
                     self._write(payload, chunked)
                     sent += 1
                     if stall and name == "message_start":

@@ -197,3 +197,50 @@ def test_the_lock_file_names_its_holder(tmp_path):
         assert lock_holder_pid(w.lock_path) == os.getpid()
     (tmp_path / "writer.lock").write_text("garbage")
     assert lock_holder_pid(tmp_path / "writer.lock") is None
+
+
+WRITER = """
+import sys, time
+from sessions.log import SessionWriter, SessionLockedError
+try:
+    w = SessionWriter(sys.argv[1])
+except SessionLockedError as e:
+    print("refused", e, flush=True)
+    sys.exit(3)
+print("writing", flush=True)
+for i in range(int(sys.argv[2])):
+    w.append("runner_note", text=sys.argv[3] + str(i))
+    time.sleep(0.001)
+w.close()
+"""
+
+
+def test_deleting_the_lock_file_does_not_let_a_second_writer_in(tmp_path):
+    """The adversary: a user (or a script) removes writer.lock while a runner writes, then starts
+    another runner on the same session. The second must be refused: no seq written twice."""
+    path = tmp_path / "events.jsonl"
+    first = subprocess.Popen([sys.executable, "-c", WRITER, str(path), "400", "a"], stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert first.stdout.readline().strip() == "writing"
+        (tmp_path / "writer.lock").unlink()
+        second = subprocess.run([sys.executable, "-c", WRITER, str(path), "400", "b"], capture_output=True,
+                                text=True, timeout=30)
+        assert second.returncode == 3, second.stdout + second.stderr
+        assert "already being written by another process" in second.stdout
+    finally:
+        assert first.wait(60) == 0
+    read = read_events(path)
+    seqs = [e["seq"] for e in read.events]
+    assert len(seqs) == len(set(seqs)) == 400 and not read.malformed
+    assert all(e["text"].startswith("a") for e in read.events)
+
+
+def test_a_running_session_still_shows_as_running_without_its_lock_file(tmp_path):
+    from sessions.layout import SessionPaths
+
+    sp = SessionPaths(tmp_path)
+    with SessionWriter(sp.events, lock_path=sp.lock):
+        sp.lock.unlink()
+        assert sp.is_running()
+    assert not sp.is_running()

@@ -117,3 +117,48 @@ def test_every_delivered_message_reaches_the_steering_log(tmp_path, monkeypatch)
     with SessionWriter(session / "events.jsonl") as w:
         inbox.acknowledge(w, m2)
     assert len(log.read_text().splitlines()) == 1
+
+
+def test_a_torn_last_line_never_merges_with_the_next_message(tmp_path):
+    """A console cut off mid-write leaves half a line; the next post starts a line of its own,
+    the next message arrives whole, and the fragment is reported with its line number."""
+    (tmp_path / "inbox.jsonl").write_bytes(b'{"type":"inbox","id":"m0","text":"ok"}\n'
+                                           b'{"type":"inbox","id":"mtorn","text":"half a qu')
+    inbox = Inbox(tmp_path)
+    msg = inbox.post("What is the roofline?")
+    assert [m.text for m in inbox.pending()] == ["ok", "What is the roofline?"]
+    assert [m.id for m in inbox.pending()][1] == msg.id
+    (bad,) = inbox.take_malformed()
+    assert bad.line == 2 and "not JSON" in bad.reason
+    assert inbox.take_malformed() == []  # reported once
+
+
+def test_a_line_that_is_json_but_no_message_is_reported_not_delivered(tmp_path):
+    (tmp_path / "inbox.jsonl").write_text('{"type":"inbox","note":"no id or text"}\n')
+    inbox = Inbox(tmp_path)
+    msg = inbox.post("still here")
+    assert [m.id for m in inbox.pending()] == [msg.id]
+    (bad,) = inbox.take_malformed()
+    assert bad.line == 1 and "not an inbox message" in bad.reason
+
+
+def test_restoring_the_steering_log_from_a_session_is_idempotent(tmp_path):
+    import json
+
+    from sessions.steering import append_steering, restore_steering, steering_record
+
+    log = tmp_path / "steering.jsonl"
+    inbox = Inbox(tmp_path / "s")
+    a, b = inbox.post("first?"), inbox.post("second?")
+    with SessionWriter(tmp_path / "s" / "events.jsonl") as w:
+        w.append("session_start", task="softmax-cpu")
+        ev_a = w.append("human_message", text=a.text, inbox_id=a.id, source="free")
+        w.append("human_message", text=b.text, inbox_id=b.id, source="free")
+    append_steering(steering_record(ev_a, session_dir=tmp_path / "s", task="softmax-cpu"), log)
+    log.write_bytes(log.read_bytes() + b'{"v":1,"session":"torn')  # and a torn record after it
+    evs = read_events(tmp_path / "s" / "events.jsonl").events
+    assert restore_steering(evs, session_dir=tmp_path / "s", task="softmax-cpu", path=log) == 1
+    assert restore_steering(evs, session_dir=tmp_path / "s", task="softmax-cpu", path=log) == 0
+    lines = log.read_text().splitlines()
+    assert len(lines) == 3 and lines[1] == '{"v":1,"session":"torn'
+    assert json.loads(lines[2])["inbox_id"] == b.id
