@@ -35,7 +35,7 @@ class ConsoleApp(App):
     TITLE = "KernelSeek"
     COMMANDS = App.COMMANDS | {ConsoleCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-medium"), (36, "-tall")]
     BINDINGS = [Binding("ctrl+q", "quit", "quit", key_display="^q", priority=True)]
 
     def __init__(self, session: SessionPaths | EventSource, mode: str = "live", *,
@@ -63,6 +63,13 @@ class ConsoleApp(App):
     def for_transcript(cls, path: str | Path, *, loader: Callable | None = None, **kw) -> "ConsoleApp":
         """Replay a foreign transcript (or our own events.jsonl) read by sessions.importers."""
         return cls(transcript_source(path, loader), mode="replay", **kw)
+
+    def get_system_commands(self, screen):
+        """Textual's system commands, less its keys panel (it would squeeze the transcript;
+        `?` shows ours over it, and the palette lists every action already)."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
 
     def get_default_screen(self) -> SessionScreen:
         return self.session_screen()

@@ -33,16 +33,32 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter):
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, with descriptions filled to the terminal's width paragraph by
+    paragraph (a blank line ends one) and indented lines (examples, lists) kept as written."""
+
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=32)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        out: list[str] = []
+        for para in textwrap.dedent(text).strip("\n").split("\n\n"):
+            lines = para.split("\n")
+            if any(line.startswith((" ", "\t")) for line in lines):
+                out.append("\n".join(indent + line for line in lines))
+            else:
+                out.append(textwrap.fill(" ".join(lines), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+        return "\n\n".join(out)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kernelseek",
         description="Steer coding agents that optimise GPU kernels: watch, question, replay, mine.",
-        formatter_class=_Formatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kernelseek {VERSION}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -52,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
             name,
             help=module.HELP,
             description=getattr(module, "DESCRIPTION", module.HELP),
-            formatter_class=_Formatter,
+            formatter_class=HelpFormatter,
         )
         module.add_arguments(p)
         p.set_defaults(_module=module)

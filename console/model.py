@@ -165,6 +165,7 @@ class ViewState:
     answer: HumanRecord | None = None  # when the decision was answered as of pos
     posted: tuple = ()  # Posted messages still waiting for delivery
     mode: str = "live"
+    loading: float | None = None  # while the log is still being read: how much of it is (0..1)
 
 
 def _block_key(ev: dict) -> str | None:
@@ -271,6 +272,7 @@ class SessionModel:
         self.delivered: dict[str, int] = {}  # inbox id -> seq of its human_message
         self.runs: list[EvalRun] = []
         self.run_ei: list[int] = []
+        self.run_of_row: dict[int, EvalRun] = {}
         self.usage_ei: list[int] = []
         self.usage_totals: list[tuple[int, int, float]] = []
         self.posted: dict[str, Posted] = {}
@@ -432,6 +434,7 @@ class SessionModel:
         run = EvalRun(ei, r, n, total=ev.get("scenarios") if isinstance(ev.get("scenarios"), int) else None)
         self.runs.append(run)
         self.run_ei.append(ei)
+        self.run_of_row[r] = run
         self._open_run = run
         return r
 
@@ -638,6 +641,14 @@ class SessionModel:
     def human_rows(self) -> list[int]:
         return [h.row for h in self.humans]
 
+    def progress_at(self, r: int, pos: int) -> tuple[int, int, str] | None:
+        """(done, total, scenario) of evaluation row r's run as of event `pos`, if any progress."""
+        run = self.run_of_row.get(r)
+        if run is None or not run.marks:
+            return None
+        j = bisect_right(run.marks, (pos, 1 << 62))
+        return run.marks[j - 1][1:] if j else None
+
     def content_event(self, row: Row) -> dict:
         """The event whose text a row shows (a streamed block's final text once it has come)."""
         return self.store.get(row.ei2 if row.kind == TEXT and row.ei2 >= 0 else row.ei)
@@ -645,7 +656,8 @@ class SessionModel:
     # -- state as of an event -----------------------------------------------------------------
 
     def state_at(self, pos: int | None = None, *, status: str = "stopped", now: float | None = None,
-                 dismissed: frozenset | set = frozenset(), mode: str = "live") -> ViewState:
+                 dismissed: frozenset | set = frozenset(), mode: str = "live",
+                 loading: float | None = None) -> ViewState:
         total = len(self.times)
         if pos is None or pos >= total:
             pos = total - 1
@@ -684,7 +696,8 @@ class SessionModel:
             agent=start.get("agent"), goal_geomean=goal_geomean(start.get("goal")), status=status,
             end_reason=end_reason, started=started, now=now, tokens_in=tin, tokens_out=tout,
             cost=cost, best_geomean=best, latest_eval=latest, history=history, progress=progress,
-            running_eval_n=running_n, decision=decision, answer=answer, posted=posted, mode=mode)
+            running_eval_n=running_n, decision=decision, answer=answer, posted=posted, mode=mode,
+            loading=loading)
 
     def _decision_at(self, pos: int, dismissed) -> tuple[DecisionRecord | None, HumanRecord | None]:
         k = bisect_right(self.decision_ei, pos)

@@ -37,13 +37,15 @@ STATUS_MARK = {"ok": "✓", "error": "✗", "": "…", "running": "…", "pass":
                "interrupted": "–"}
 OUTPUT_MAX_LINES = 400
 GUTTER_MIN_WIDTH = 110  # at this width and above, rows carry their elapsed time on the left
+CURSOR_MARK = "▶"  # drawn in the first column of the cursor row (kept blank on the others)
 _LEXERS = {"c": "c", "h": "c", "cu": "cuda", "cuh": "cuda", "cc": "cpp", "cpp": "cpp", "hpp": "cpp",
            "cxx": "cpp", "py": "python", "yaml": "yaml", "yml": "yaml", "json": "json", "sh": "bash",
            "md": "markdown", "toml": "toml", "txt": "text", "s": "gas", "ptx": "text"}
 
 
 def gutter_width(width: int) -> int:
-    return 9 if width >= GUTTER_MIN_WIDTH else 0
+    """Columns before a row's icon: the cursor mark's column, and the elapsed time when wide."""
+    return 10 if width >= GUTTER_MIN_WIDTH else 1
 
 
 def elapsed_text(seconds: float | None) -> str:
@@ -77,8 +79,8 @@ Piece = tuple[str, Style]
 
 def _prefix_pieces(row: Row, width: int, started: float | None, styles: Styles,
                    icon: str | None = None) -> list[Piece]:
-    out: list[Piece] = []
-    if gutter_width(width):
+    out: list[Piece] = [(" ", NO_STYLE)]  # the cursor mark's column
+    if width >= GUTTER_MIN_WIDTH:
         out.append((f"{elapsed_text(row.t - started if started is not None else None):>8} ",
                     styles.get("time", NO_STYLE)))
     if row.sub:  # a subagent's step, marked in the margin
@@ -122,8 +124,10 @@ def line_pieces(row: Row, width: int, started: float | None, styles: Styles,
         left.append((row.title, get("thinking", NO_STYLE)))
     elif kind == START:
         left.append((row.title, get("start", NO_STYLE)))
-        if row.note:
-            right.append((f" {row.note}", get("note", NO_STYLE)))
+        room = width // 3  # the note (who recorded it) never crowds out the session's title
+        if row.note and room >= 8:
+            note = row.note if len(row.note) < room else row.note[:room - 2] + "…"
+            right.append((f" {note}", get("note", NO_STYLE)))
     elif kind == STOP:
         left.append((row.title, get(f"status-{row.status}", NO_STYLE)))
     elif kind in (ERROR, END):

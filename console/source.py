@@ -5,6 +5,10 @@ Both hand events over in batches with their byte spans, so the screen can put th
 store and fold the events into the model in one step on the UI thread. Reading and JSON parsing
 happen on a worker thread; a long log is read in slices of a few MB so the parsed dicts of a
 100,000-event log never exist all at once.
+
+Nothing odd about a log goes unsaid: each batch carries notices in words (malformed lines with
+their numbers, a log truncated, moved or replaced while followed) for the screen to show. After
+the log restarts (truncated or replaced), events whose seq was already shown are not shown twice.
 """
 from __future__ import annotations
 
@@ -25,6 +29,15 @@ class Batch:
     events: list[dict]
     starts: list[int] = field(default_factory=list)
     lens: list[int] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)  # what happened to the log, for the steerer
+    new_file: bool = False  # the spans are in another file than the batch before (a replaced log)
+
+
+def malformed_notice(path: str, lines: list[int], reasons: list[str]) -> str:
+    """One line about skipped lines: how many, which (the first few), and the first reason."""
+    shown = ", ".join(str(n) for n in lines[:8]) + (", …" if len(lines) > 8 else "")
+    what = "line" if len(lines) == 1 else "lines"
+    return f"{path}: {len(lines)} malformed {what} skipped ({what} {shown}): {reasons[0]}"
 
 
 class EventSource:
@@ -46,6 +59,10 @@ class EventSource:
     def malformed(self) -> list:
         return []
 
+    def progress(self) -> float | None:
+        """How much of the backlog has been read (0..1), where that can be told."""
+        return None
+
 
 class SessionSource(EventSource):
     """A session directory's events.jsonl."""
@@ -54,32 +71,72 @@ class SessionSource(EventSource):
         self.paths = paths
         self.label = paths.name
         self.store = FileEventStore(paths.events)
-        self.reader = IndexedLogReader(paths.events)
+        self.reader = IndexedLogReader(paths.events, hold=True)
         self._force_polling = force_polling
         self._taken = 0  # spans handed over so far
+        self._notices_taken = 0
+        self._malformed_taken = 0
+        self._generation = 0
+        self._max_seq = -1  # the highest seq handed over (after a restart, seqs up to it are not new)
+        try:
+            self._backlog_bytes = paths.events.stat().st_size
+        except OSError:
+            self._backlog_bytes = 0
 
     def _batch(self, events: list[dict]) -> Batch:
+        reader = self.reader
         k = self._taken
         n = len(events)
         self._taken = k + n
-        return Batch(events, self.reader.span_start[k:k + n].tolist(),
-                     self.reader.span_len[k:k + n].tolist())
+        starts = reader.span_start[k:k + n].tolist()
+        lens = reader.span_len[k:k + n].tolist()
+        notices = reader.notices[self._notices_taken:]
+        self._notices_taken = len(reader.notices)
+        bad = reader.malformed[self._malformed_taken:]
+        self._malformed_taken = len(reader.malformed)
+        if bad:
+            notices.append(malformed_notice(str(reader.path), [m.line for m in bad],
+                                            [m.reason for m in bad]))
+        new_file = False
+        if reader.generation != self._generation:
+            self._generation = reader.generation
+            new_file = True
+            keep = [i for i, ev in enumerate(events)
+                    if not (isinstance(ev.get("seq"), int) and ev["seq"] <= self._max_seq)]
+            if len(keep) < n:
+                notices.append(f"{n - len(keep)} event(s) read again were shown already (same seq): "
+                               f"not shown twice")
+                events = [events[i] for i in keep]
+                starts = [starts[i] for i in keep]
+                lens = [lens[i] for i in keep]
+        for ev in events:
+            seq = ev.get("seq")
+            if isinstance(seq, int) and seq > self._max_seq:
+                self._max_seq = seq
+        return Batch(events, starts, lens, notices, new_file)
+
+    def progress(self) -> float | None:
+        if self._backlog_bytes <= 0:
+            return None
+        return min(1.0, self.reader.offset / self._backlog_bytes)
 
     def backlog(self) -> Iterator[Batch]:
         while True:
             before = self.reader.offset
             read = self.reader.read(max_bytes=SLICE_BYTES)
-            if read.events:
+            if read.events or read.malformed:
                 yield self._batch(read.events)
             elif self.reader.offset == before:
                 return
 
     def accept(self, batch: Batch) -> None:
+        if batch.new_file:
+            self.store.new_file()
         self.store.add_spans(batch.starts, batch.lens)
 
     def follow(self, stop: threading.Event) -> Iterator[Batch]:
         follower = LogFollower(self.paths.events, force_polling=self._force_polling)
-        follower.reader = self.reader  # same offsets and spans as the backlog read
+        follower.reader = self.reader  # same offsets, spans and held file as the backlog read
         for events in follower.follow(stop):
             yield self._batch(events)
 
@@ -92,16 +149,24 @@ class MemorySource(EventSource):
     """Events already in memory (an imported transcript)."""
 
     def __init__(self, events: list[dict], label: str = "transcript",
-                 paths: SessionPaths | None = None) -> None:
+                 paths: SessionPaths | None = None, notices: list[str] | None = None) -> None:
         self._events = events
         self.store = MemoryEventStore()
         self.label = label
         self.paths = paths
+        self._notices = list(notices or [])
+        self._given = 0
 
     def backlog(self) -> Iterator[Batch]:
         step = 20000
         for i in range(0, len(self._events), step):
-            yield Batch(self._events[i:i + step])
+            self._given = i + step
+            yield Batch(self._events[i:i + step], notices=self._notices if i == 0 else [])
+        if not self._events and self._notices:
+            yield Batch([], notices=self._notices)
+
+    def progress(self) -> float | None:
+        return min(1.0, self._given / len(self._events)) if self._events else None
 
     def accept(self, batch: Batch) -> None:
         self.store.extend(batch.events)
@@ -115,4 +180,6 @@ def transcript_source(path: str | Path, loader: Callable | None = None) -> Memor
     events = getattr(result, "events", None)
     if events is None:
         events = result[0] if isinstance(result, tuple) else list(result)
-    return MemorySource(list(events), label=Path(path).name)
+    bad = getattr(getattr(result, "stats", None), "malformed", None) or []
+    notices = [malformed_notice(str(path), [m.line for m in bad], [m.reason for m in bad])] if bad else []
+    return MemorySource(list(events), label=Path(path).name, notices=notices)

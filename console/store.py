@@ -24,8 +24,8 @@ from sessions.log import LogRead, LogReader
 class IndexedLogReader(LogReader):
     """A LogReader whose `spans` list, in step with the events it returns, holds (offset, length)."""
 
-    def __init__(self, path: str | os.PathLike) -> None:
-        super().__init__(path)
+    def __init__(self, path: str | os.PathLike, *, hold: bool = False) -> None:
+        super().__init__(path, hold=hold)
         self.span_start: array = array("q")
         self.span_len: array = array("l")
 
@@ -99,6 +99,22 @@ class EventStore:
                 return i
         return None
 
+    def matching(self, query: str, start: int, stop: int, limit: int) -> list[int]:
+        """Indices in [start, stop) of the events whose text contains `query`, at most `limit`.
+        Safe to call from another thread (it does not touch the cache)."""
+        q = query.casefold()
+        out: list[int] = []
+        for i in range(start, stop):
+            if q and q in searchable(self.peek(i)):
+                out.append(i)
+                if len(out) >= limit:
+                    break
+        return out
+
+    def peek(self, index: int) -> dict:
+        """The event, not through the cache (any thread)."""
+        return self.get(index)
+
 
 class MemoryEventStore(EventStore):
     def __init__(self, events: Iterable[dict] = ()) -> None:
@@ -115,14 +131,19 @@ class MemoryEventStore(EventStore):
 
 
 class FileEventStore(EventStore):
-    """Events of an events.jsonl, found by their spans (as an IndexedLogReader recorded them)."""
+    """Events of an events.jsonl, found by their spans (as an IndexedLogReader recorded them).
+
+    A log replaced by another file while followed goes on in that file: `new_file()` starts a
+    segment of events whose spans are in the file now at the path (the earlier ones stay in the
+    file they were read from, held open)."""
 
     def __init__(self, path: str | os.PathLike, cache_size: int = 1024) -> None:
         self.path = Path(path)
         self.starts: array = array("q")
         self.lens: array = array("l")
         self._cache: LRUCache[int, dict] = LRUCache(cache_size)
-        self._fd: int | None = None
+        self._segment_start: list[int] = [0]  # first event index of each file
+        self._fds: list[int | None] = [None]
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -131,26 +152,64 @@ class FileEventStore(EventStore):
         self.starts.extend(starts)
         self.lens.extend(lens)
 
-    def _read(self, offset: int, length: int) -> bytes:
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDONLY)
-        return os.pread(self._fd, length, offset)
+    def new_file(self) -> None:
+        """The spans added from now on are in the file now at the path."""
+        self._segment_start.append(len(self.starts))
+        self._fds.append(None)
+
+    def _fd_for(self, index: int) -> int:
+        k = bisect_right(self._segment_start, index) - 1
+        fd = self._fds[k]
+        if fd is None:
+            fd = self._fds[k] = os.open(self.path, os.O_RDONLY)
+        return fd
+
+    def _read(self, offset: int, length: int, index: int | None = None) -> bytes:
+        fd = self._fd_for(len(self.starts) - 1 if index is None else index)
+        return os.pread(fd, length, offset)
+
+    def peek(self, index: int) -> dict:
+        raw = self._read(self.starts[index], self.lens[index], index)
+        try:
+            return json.loads(raw)
+        except ValueError:  # the file changed under us (truncated, rewritten): say so, do not crash
+            return {"type": "error", "message": f"event {index} is no longer readable in {self.path}"}
 
     def get(self, index: int) -> dict:
         ev = self._cache.get(index)
         if ev is None:
-            raw = self._read(self.starts[index], self.lens[index])
-            try:
-                ev = json.loads(raw)
-            except ValueError:  # the file changed under us (rewritten): say so, do not crash
-                ev = {"type": "error", "message": f"event {index} no longer readable in {self.path}"}
+            ev = self.peek(index)
             self._cache[index] = ev
         return ev
 
+    def matching(self, query: str, start: int, stop: int, limit: int) -> list[int]:
+        """As EventStore.matching, finding candidates in the file's bytes first (a query JSON
+        would escape falls back to parsing every event)."""
+        q = query.casefold()
+        if not q or not q.isascii() or any(c in q for c in '"\\') or not q.isprintable():
+            return super().matching(query, start, stop, limit)
+        needle = q.encode()
+        out: list[int] = []
+        lo_i = start
+        while lo_i < stop and len(out) < limit:
+            hi_i = min(stop, max(lo_i + 1, bisect_right(self.starts, self.starts[lo_i] + (1 << 22), lo=lo_i)))
+            base = self.starts[lo_i]
+            data = self._read(base, self.starts[hi_i - 1] + self.lens[hi_i - 1] - base, lo_i).lower()
+            pos = data.find(needle)
+            while pos >= 0 and len(out) < limit:
+                i = bisect_right(self.starts, base + pos, lo=lo_i, hi=hi_i) - 1
+                if q in searchable(self.peek(i)):
+                    out.append(i)
+                nxt = self.starts[i + 1] - base if i + 1 < hi_i else len(data)
+                pos = data.find(needle, nxt)
+            lo_i = hi_i
+        return out
+
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        for fd in self._fds:
+            if fd is not None:
+                os.close(fd)
+        self._fds = [None] * len(self._fds)
 
     def search(self, query: str, start: int, direction: int = 1) -> int | None:
         """Scan the file's bytes for the query, then confirm on the parsed event.
@@ -173,7 +232,7 @@ class FileEventStore(EventStore):
                 hi_i = min(n, bisect_right(self.starts, self.starts[lo_i] + chunk, lo=lo_i))
                 hi_i = max(hi_i, lo_i + 1)
                 base = self.starts[lo_i]
-                data = self._read(base, self.starts[hi_i - 1] + self.lens[hi_i - 1] - base).lower()
+                data = self._read(base, self.starts[hi_i - 1] + self.lens[hi_i - 1] - base, lo_i).lower()
                 pos = data.find(needle)
                 while pos >= 0:
                     i = bisect_right(self.starts, base + pos, lo=lo_i, hi=hi_i) - 1
@@ -189,7 +248,7 @@ class FileEventStore(EventStore):
                 lo_i = bisect_right(self.starts, base_end - chunk, hi=hi_i) - 1
                 lo_i = max(0, min(lo_i, hi_i - 1))
                 base = self.starts[lo_i]
-                data = self._read(base, base_end - base).lower()
+                data = self._read(base, base_end - base, lo_i).lower()
                 pos = data.rfind(needle)
                 while pos >= 0:
                     i = bisect_right(self.starts, base + pos, lo=lo_i, hi=hi_i) - 1

@@ -5,18 +5,18 @@
 the watch limit reached, or KERNELSEEK_FORCE_POLLING=1) it polls the file's size instead.
 Either way it re-reads at least every `idle_check_s`, so a missed notification costs latency,
 never events.
+
+Its reader holds the file open (`LogReader(hold=True)`): a log truncated, renamed, deleted or
+replaced while followed is said so in `notices` (and a batch, possibly empty, is yielded when a
+notice arrives) and followed on where that is possible.
 """
 from __future__ import annotations
 
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import asyncio
 
 from sessions.log import LogReader, Malformed
 
@@ -25,7 +25,7 @@ class LogFollower:
     def __init__(self, path: str | os.PathLike, *, force_polling: bool | None = None,
                  poll_interval_s: float = 0.02, idle_check_s: float = 0.25) -> None:
         self.path = Path(path)
-        self.reader = LogReader(self.path)
+        self.reader = LogReader(self.path, hold=True)
         if force_polling is None:
             force_polling = os.environ.get("KERNELSEEK_FORCE_POLLING", "") not in ("", "0")
         self.force_polling = force_polling
@@ -37,9 +37,19 @@ class LogFollower:
     def malformed(self) -> list[Malformed]:
         return self.reader.malformed
 
+    @property
+    def notices(self) -> list[str]:
+        return self.reader.notices
+
     def read_available(self) -> list[dict]:
         """Whatever whole events were appended since the last call (never blocks)."""
         return self.reader.read().events
+
+    def _batch(self) -> list[dict] | None:
+        """New events, or [] when only a notice is new, or None when nothing is."""
+        n = len(self.reader.notices)
+        batch = self.read_available()
+        return batch if batch or len(self.reader.notices) > n else None
 
     def follow(self, stop: threading.Event | None = None) -> Iterator[list[dict]]:
         """Yield batches of new events until `stop` is set. The first batch is the backlog."""
@@ -73,8 +83,8 @@ class LogFollower:
         )
         self.mode = "notify"
         for _ in changes:
-            batch = self.read_available()
-            if batch:
+            batch = self._batch()
+            if batch is not None:
                 yield batch
             if stop.is_set():
                 return
@@ -90,41 +100,7 @@ class LogFollower:
             now = time.monotonic()
             if size != last_size or now - last_check >= self.idle_check_s:
                 last_size, last_check = size, now
-                batch = self.read_available()
-                if batch:
+                batch = self._batch()
+                if batch is not None:
                     yield batch
             stop.wait(self.poll_interval_s)
-
-    async def afollow(self, stop: asyncio.Event | None = None) -> AsyncIterator[list[dict]]:
-        """The same for asyncio callers (awatch, or polling with asyncio.sleep)."""
-        import asyncio
-
-        stop = stop or asyncio.Event()
-        backlog = self.read_available()
-        if backlog:
-            yield backlog
-        if not self.force_polling:
-            try:
-                import watchfiles
-
-                target = self.path.resolve()
-                name = target.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                async for _ in watchfiles.awatch(
-                    target.parent, watch_filter=lambda _c, p: os.path.basename(p) == name,
-                    debounce=40, step=5, stop_event=stop, rust_timeout=int(self.idle_check_s * 1000),
-                    yield_on_timeout=True, recursive=False,
-                ):
-                    batch = self.read_available()
-                    if batch:
-                        yield batch
-                    if stop.is_set():
-                        return
-                return
-            except Exception:
-                self.mode = "polling"
-        while not stop.is_set():
-            batch = self.read_available()
-            if batch:
-                yield batch
-            await asyncio.sleep(self.poll_interval_s)

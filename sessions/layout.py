@@ -71,7 +71,9 @@ class SessionPaths:
         return self.eval_report(max(taken, default=0) + 1)
 
     def is_running(self) -> bool:
-        return lock_is_held(self.events)
+        """Whether a runner writes the session: its flock on events.jsonl, or (the log moved
+        away under it) the one it also holds on writer.lock."""
+        return lock_is_held(self.events) or lock_is_held(self.lock)
 
 
 def new_session_name(task: str) -> str:

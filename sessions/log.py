@@ -258,26 +258,84 @@ class LogReader:
 
     Holds the byte offset of the first unread whole line and the line number, so a torn last
     line is picked up once it is whole and malformed lines are reported with true line numbers.
+
+    A log that shrinks under it (truncated, or rewritten shorter) is read again from its start,
+    with a notice. With `hold=True` (a follower) it also keeps the file open between reads: a
+    log renamed or deleted while its writer still appends to it is followed where it went, and
+    a path that comes to name another file (a new log put in its place) is read from that file's
+    start once the old one is drained, each with a notice. `generation` counts the restarts, so
+    a caller can tell re-read events from new ones (by seq).
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, *, hold: bool = False) -> None:
         self.path = Path(path)
         self.offset = 0
         self.line_no = 0  # lines consumed so far
         self.malformed: list[Malformed] = []
+        self.notices: list[str] = []  # what happened to the file, in words (truncated, moved, replaced)
+        self.generation = 0  # bumped each time reading starts over from the start of a file
+        self.hold = hold
+        self._file = None  # hold: the file being read (it may no longer be at self.path)
+        self._ident: tuple[int, int] | None = None
+        self._moved_noted = False
+        self._switch_pending = False
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _restart(self, notice: str) -> None:
+        self.notices.append(notice)
+        self.offset = 0
+        self.line_no = 0
+        self.generation += 1
+
+    def _open_held(self) -> None:
+        self._file = open(self.path, "rb")
+        fst = os.fstat(self._file.fileno())
+        self._ident = (fst.st_dev, fst.st_ino)
+        self._moved_noted = False
+        self._switch_pending = False
+
+    def _held(self):
+        """The open file to read now (hold mode); notices a move, marks a replacement."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            st = None
+        if self._file is None:
+            if st is None:
+                return None
+            self._open_held()
+            return self._file
+        if st is None:
+            if not self._moved_noted:
+                self._moved_noted = True
+                self.notices.append(f"{self.path} was moved or deleted: following the file it was "
+                                    f"(its writer may still append to it)")
+        elif (st.st_dev, st.st_ino) != self._ident:
+            self._switch_pending = True  # once the old file is drained, read the new one
+        return self._file
 
     def read(self, max_bytes: int | None = None) -> LogRead:
         """What was appended since the last read; with `max_bytes`, at most about that much (whole
         lines; one line longer than that is taken whole), so a long log can be read in slices."""
         try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                if max_bytes is None:
-                    data = f.read()
-                else:
-                    data = f.read(max_bytes)
-                    if data and b"\n" not in data:
-                        data += f.readline()
+            if self.hold:
+                f = self._held()
+                if f is None:
+                    return LogRead()
+                data = self._read_from(f, max_bytes)
+                if self._switch_pending and b"\n" not in data:  # the old file has no more whole lines
+                    f.close()
+                    self._open_held()
+                    self._restart(f"{self.path} was replaced by another file: reading the new one "
+                                  f"from its start")
+                    data = self._read_from(self._file, max_bytes)
+            else:
+                with open(self.path, "rb") as f:
+                    data = self._read_from(f, max_bytes)
         except FileNotFoundError:
             return LogRead()
         if not data:
@@ -290,6 +348,19 @@ class LogReader:
         self._parse(data[:cut], result)
         self.malformed.extend(result.malformed)
         return result
+
+    def _read_from(self, f, max_bytes: int | None) -> bytes:
+        size = os.fstat(f.fileno()).st_size
+        if size < self.offset:
+            self._restart(f"{self.path} was truncated (it had {self.offset} bytes, now {size}): "
+                          f"reading it again from its start")
+        f.seek(self.offset)
+        if max_bytes is None:
+            return f.read()
+        data = f.read(max_bytes)
+        if data and b"\n" not in data:
+            data += f.readline()
+        return data
 
     def _parse(self, chunk: bytes, result: LogRead) -> None:
         text = chunk.decode("utf-8", "replace")
@@ -325,6 +396,32 @@ class LogReader:
     def problem(self, ev: dict) -> str | None:
         """Why a JSON object is not a record of this log (None: it is one)."""
         return None if type(ev.get("type")) is str else "no event type"
+
+
+def not_a_log(path: str | os.PathLike, sample_bytes: int = 1 << 16) -> str | None:
+    """Why `path` is not a session log, judged from its first `sample_bytes` (None: it is one, or
+    it is empty and may become one). A log may hold malformed lines, but not only those."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(sample_bytes)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not head.strip():
+        return None
+    if b"\0" in head:
+        return "it holds binary data (NUL bytes), not JSON lines"
+    reader = LogReader(path)
+    lines = head.split(b"\n")
+    whole = head if len(head) < sample_bytes else b"\n".join(lines[:-1]) + b"\n"
+    if not whole.endswith(b"\n"):
+        whole += b"\n"  # a one-line file without its newline yet
+    result = LogRead()
+    reader._parse(whole, result)
+    if result.events or not result.malformed:
+        return None
+    first = result.malformed[0]
+    return (f"none of its first {len(result.malformed)} line(s) is an event "
+            f"(line {first.line}: {first.reason})")
 
 
 def read_events(path: str | os.PathLike) -> LogRead:

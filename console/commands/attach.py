@@ -19,7 +19,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from sessions.layout import resolve_session
 
+    from console.commands.replay import refuse_non_log
+
     paths = resolve_session(args.session, args.sessions_dir)
+    refuse_non_log(paths)
     from console.app import ConsoleApp
 
     ConsoleApp(paths, mode="live").run()

@@ -12,25 +12,28 @@ HELP = "the question bank: validate, list, show, suggest"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="bank_command", metavar="ACTION", required=True)
-    v = sub.add_parser("validate", help="check bank files and report every defect with its line")
+    fmt = {"formatter_class": p.formatter_class}
+    v = sub.add_parser("validate", help="check bank files and report every defect with its line", **fmt)
     v.add_argument("files", metavar="FILE", nargs="*", help="bank YAML files or folders (default: the bundled bank)")
-    v.add_argument("--json", action="store_true")
-    ls = sub.add_parser("list", help="list bank items")
+    v.add_argument("--json", action="store_true",
+                   help="print {ok, files, items, problems, counts} as JSON (exit 1 if any problem)")
+    ls = sub.add_parser("list", help="list bank items", **fmt)
     ls.add_argument("--trigger", metavar="KIND", help="only items serving this decision-point kind")
     ls.add_argument("--layer", metavar="LAYER", help="only items with this layer tag")
     ls.add_argument("--arch", metavar="ARCH", help="only items applying to this architecture")
     ls.add_argument("--set", metavar="SET", dest="set_name", help="only items of this set (core, hopper, ...)")
-    ls.add_argument("--json", action="store_true")
-    show = sub.add_parser("show", help="show one item")
-    show.add_argument("id", metavar="ID")
-    show.add_argument("--json", action="store_true")
-    sug = sub.add_parser("suggest", help="the questions to offer at a session's latest decision point")
+    ls.add_argument("--json", action="store_true", help="print the matching items as a JSON list")
+    show = sub.add_parser("show", help="show one item", **fmt)
+    show.add_argument("id", metavar="ID", help="the item's id (see `kernelseek bank list`)")
+    show.add_argument("--json", action="store_true", help="print the item as JSON")
+    sug = sub.add_parser("suggest", help="the questions to offer at a session's latest decision point", **fmt)
     sug.add_argument("session", metavar="SESSION", help="session directory, events.jsonl, or a transcript file")
     sug.add_argument("--kind", metavar="KIND", help="suggest for this kind of decision point instead of the latest")
     sug.add_argument("-n", metavar="N", type=int, default=9, help="how many questions (default 9)")
     sug.add_argument("--arch", metavar="ARCH", help="the task's architecture, when the session does not say")
     sug.add_argument("--config", metavar="FILE", help="detector knobs (YAML mapping)")
-    sug.add_argument("--json", action="store_true")
+    sug.add_argument("--json", action="store_true",
+                     help="print the decision point and the ranked suggestions as JSON")
     add_sessions_dir(sug)
     for q in (v, ls, show, sug):
         q.add_argument("--bank", metavar="FILE", action="append", help="use these bank files instead of the bundled bank")

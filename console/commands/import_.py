@@ -15,7 +15,7 @@ inferred (turn that off with --no-infer). Lines that are not JSON are reported a
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("kind", choices=["claude-code", "codex"], help="transcript format")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="the transcript: a Claude Code session .jsonl or a Codex rollout")
     p.add_argument("--out", metavar="SESSION", required=True, help="session directory to write")
     p.add_argument("--no-infer", action="store_true",
                    help="do not turn benchmark figures in tool output into inferred evaluations")

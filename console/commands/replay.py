@@ -15,6 +15,16 @@ class ReplayError(Exception):
     exit_code = 2
 
 
+def refuse_non_log(paths) -> None:
+    """One line and exit 2 for a session whose events.jsonl is not a log (random bytes, another
+    format): never an empty console named '?'."""
+    from sessions.log import not_a_log
+
+    why = not_a_log(paths.events)
+    if why:
+        raise ReplayError(f"{paths.events}: not a KernelSeek session log: {why}")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", metavar="SESSION|TRANSCRIPT", help="session directory, events.jsonl, or a transcript file")
     p.add_argument("--speed", metavar="X", type=float, default=1.0, help="initial playback speed")
@@ -36,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from console.app import ConsoleApp
 
     if paths is not None:
+        refuse_non_log(paths)
         app = ConsoleApp(paths, mode="replay", speed=args.speed)
     else:
         p = Path(args.source).expanduser()

@@ -30,10 +30,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--autopilot", action="store_true", help="let the bank answer decision points the steerer leaves open")
     p.add_argument("--grace", metavar="SECONDS", type=float, default=30.0,
                    help="with --autopilot, how long the steerer has to answer first (default 30)")
-    p.add_argument("--max-turns", metavar="N", type=int)
-    p.add_argument("--max-cost", metavar="USD", type=float)
-    p.add_argument("--max-hours", metavar="H", type=float)
-    p.add_argument("--config", metavar="FILE", help="agent settings (YAML)")
+    p.add_argument("--max-turns", metavar="N", type=int, help="end the session after N model turns")
+    p.add_argument("--max-cost", metavar="USD", type=float, help="end the session once it has cost this much")
+    p.add_argument("--max-hours", metavar="H", type=float,
+                   help="end the session after this many hours of running (pauses not counted)")
+    p.add_argument("--config", metavar="FILE",
+                   help="agent settings (YAML; default $KERNELSEEK_CONFIG or $KERNELSEEK_HOME/agent.yaml)")
     add_sessions_dir(p)
 
 

@@ -1,5 +1,9 @@
 """The bank browser: every question of the bank, searched as you type, filtered by trigger
-(decision-point kind) and layer. Enter sends the highlighted question (live) and closes."""
+(decision-point kind) and layer. Enter sends the highlighted question (live) and closes.
+
+Opened at a decision point, the trigger filter starts on that point's kind; the title always says
+which filters are on, and when they hide every match of the search it says how many match without
+them and how to clear them (^t steps the trigger, ^r clears both)."""
 from __future__ import annotations
 
 from rich.text import Text
@@ -21,12 +25,14 @@ ALL = "all"
 class BankBrowser(ModalScreen[BankEntry | None]):
     """Returns the chosen entry, or None."""
 
+    COMPONENT_CLASSES = {"bank--hidden"}
     BINDINGS = [
         Binding("escape", "cancel", "Close"),
         Binding("down", "list_down", "Next", show=False),
         Binding("up", "list_up", "Previous", show=False),
         Binding("ctrl+t", "cycle('trigger')", "Trigger"),
         Binding("ctrl+l", "cycle('layer')", "Layer"),
+        Binding("ctrl+r", "clear_filters", "Clear filters"),
     ]
 
     def __init__(self, entries: list[BankEntry], *, trigger: str | None = None,
@@ -36,6 +42,7 @@ class BankBrowser(ModalScreen[BankEntry | None]):
         self.readonly = readonly
         self.error = error
         self._trigger = trigger if trigger in DECISION_KINDS else None
+        self._preset = self._trigger  # the open decision point's kind, when the browser opened
         self.layer_names = sorted({layer for e in entries for layer in e.layers})
         self.shown: list[BankEntry] = []
 
@@ -51,7 +58,7 @@ class BankBrowser(ModalScreen[BankEntry | None]):
                              prompt="any layer", id="bank-layer", compact=True)
             yield OptionList(id="bank-list")
             hint = "enter " + ("close (replay is read-only)" if self.readonly else "send") + \
-                " · ↑↓ choose · ^t trigger · ^l layer · esc close"
+                " · ↑↓ choose · ^t trigger · ^l layer · ^r clear filters · esc close"
             yield Static(Text(hint, end=""), id="bank-hint")
 
     def _title(self) -> Text:
@@ -76,9 +83,30 @@ class BankBrowser(ModalScreen[BankEntry | None]):
         options.add_options([Option(self._prompt(e), id=f"q{i}") for i, e in enumerate(self.shown)])
         if self.shown:
             options.highlighted = 0
-        self.query_one("#bank-title", Static).update(
-            self._title() if self.error else
-            Text(f"Question bank · {len(self.shown)} of {len(self.entries)} questions", end=""))
+        self.query_one("#bank-title", Static).update(self._title() if self.error else self._status(query))
+
+    def _status(self, query: str) -> Text:
+        """How many are shown of how many, which filters are on, and (when they hide every match
+        of the search) how many match without them and how to clear them."""
+        trigger, layer = self._value("#bank-trigger"), self._value("#bank-layer")
+        out = Text(f"Question bank · {len(self.shown)} of {len(self.entries)} questions", end="")
+        filters = []
+        if trigger:
+            why = " (the open decision point's)" if trigger == self._preset else ""
+            filters.append(f"trigger {trigger.replace('_', ' ')}{why}")
+        if layer:
+            filters.append(f"layer {layer.replace('_', ' ')}")
+        if filters:
+            out.append(" · only " + ", ".join(filters))
+        if not self.shown and filters:
+            unfiltered = len(filter_entries(self.entries, query))
+            out.append(f" · {unfiltered} match without {'it' if len(filters) == 1 else 'them'}: ^r clears",
+                       self.get_component_rich_style("bank--hidden", partial=True))
+        return out
+
+    def action_clear_filters(self) -> None:
+        for select_id in ("#bank-trigger", "#bank-layer"):
+            self.query_one(select_id, Select).clear()
 
     def _prompt(self, e: BankEntry) -> Text:
         t = Text(end="")

@@ -8,13 +8,23 @@ back with messages (`Transcript.CursorMoved`, `Timeline.Seek`).
 
 Events arrive from a worker thread (the backlog in slices, then the live follow), are queued, and
 are folded on the UI thread in one go per wake-up, so a log written at thousands of events per
-second costs one fold and one repaint per batch, and key presses stay prompt.
+second costs one fold and one repaint per batch, and key presses stay prompt. Until the backlog is
+read the header says how much is; keys that need all of it (End, d, n, the timeline) wait for it
+and say so. What the source says about the log (malformed lines, a log truncated or replaced) is
+shown as a notice.
+
+The layout keeps the transcript the largest thing on an 80x24 terminal: the evaluator is one
+line (`EvalLine`) unless the terminal is wide and there is an evaluation to show (then a side
+panel); `e` opens the panel over the transcript where there is no room beside it. The keys (`?`)
+are an overlay too, the dock of an open decision point is at most four lines on a short
+terminal, and the search is one line above the footer with its match count.
 """
 from __future__ import annotations
 
 import gc
 import threading
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 
 from textual import on, work
@@ -24,17 +34,19 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, Static
 
 from console.bank import BankSource
 from console.evals import ReportCache
 from console.model import SessionModel, ViewState, goal_geomean
+from console.palette import screen_commands
 from console.safe_text import clean_line
 from console.screens.ask import AskScreen
 from console.screens.bank_browser import BankBrowser
+from console.screens.keys import KeysScreen
 from console.source import Batch, EventSource
 from console.widgets.dock import QuestionDock
-from console.widgets.evalpanel import EvalPanel
+from console.widgets.evalpanel import EvalLine, EvalPanel
 from console.widgets.header import HeaderBar
 from console.widgets.timeline import Timeline
 from console.widgets.transcript import Transcript
@@ -46,18 +58,24 @@ WAITING_AFTER_S = 30.0  # a running session quiet this long shows as "waiting"
 LIVE_TICK_S = 1.0
 MAX_QUEUED_EVENTS = 50_000  # the reader waits while this many events are not yet folded
 UI_SYNC_S = 0.1  # new events reach the widgets at most this often (each sync is one repaint)
+WIDE = 120  # columns from which the evaluator panel sits beside the transcript
+SEARCH_CAP = 10_000  # matches counted at most (beyond: "10000+")
 
 COMMON_BINDINGS = [
-    Binding("d", "jump('decision', 1)", "decision", key_display="d/D"),
+    Binding("d", "jump('decision', 1)", "decision", key_display="d/D",
+            tooltip="next decision point (D: the previous one)"),
     Binding("D", "jump('decision', -1)", "previous decision point", show=False),
     Binding("h", "jump('human', 1)", "next human message", show=False),
     Binding("H", "jump('human', -1)", "previous human message", show=False),
-    Binding("slash", "search", "search", key_display="/"),
+    Binding("slash", "search", "search", key_display="/",
+            tooltip="search the transcript (tool inputs and outputs too)"),
     Binding("n", "search_next(1)", "next match", show=False),
     Binding("N", "search_next(-1)", "previous match", show=False),
-    Binding("e", "toggle_evals", "show/hide the evaluator panel", show=False),
-    Binding("question_mark", "keys", "keys", key_display="?"),
-    Binding("escape", "close", "close the search", show=False),
+    Binding("e", "toggle_evals", "evaluator", show=False,
+            tooltip="show or hide the evaluator panel (scenarios, plot, flags)"),
+    Binding("question_mark", "keys", "keys", key_display="?", tooltip="list every key"),
+    Binding("escape", "close", "close", show=False,
+            tooltip="close the search, or the panel over the transcript"),
 ]
 
 
@@ -107,12 +125,22 @@ class SessionScreen(Screen):
         self._unsynced_changed: set[int] = set()
         self._last_sync = 0.0
         self._sync_timer = None
+        self._when_loaded: list[Callable[[], None]] = []
+        self.notices: list[str] = []  # what was said about the log (also shown as notifications)
+        self._evals_hidden = False  # wide: the steerer hid the side panel
+        self._evals_over = False  # narrow: the panel is open over the transcript
+        self._has_evals = False
+        self._match_rows: list[int] = []  # rows holding a match of the search, in order
+        self._match_events: set[int] = set()
+        self._search_scanned = 0  # events counted for the current search so far
+        self._search_counting = False
         self.set_reactive(SessionScreen.speed, min(SPEEDS, key=lambda s: abs(s - speed)))
 
     # -- composition --------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield HeaderBar(id="header").data_bind(state=SessionScreen.view_state)
+        yield EvalLine(id="evalline").data_bind(state=SessionScreen.view_state)
         with Horizontal(id="body"):
             yield Transcript(self.model, self.reports, id="transcript")
             yield EvalPanel(self.reports, id="evals").data_bind(state=SessionScreen.view_state)
@@ -122,8 +150,11 @@ class SessionScreen(Screen):
             yield Timeline(self.model, id="timeline").data_bind(
                 state=SessionScreen.view_state, playing=SessionScreen.playing,
                 speed=SessionScreen.speed)
-        yield Input(placeholder="search the transcript (enter: find, n/N: next/previous, esc: close)",
-                    id="search")
+        with Horizontal(id="searchbar"):
+            yield Static("/", id="search-prompt")
+            yield Input(placeholder="search: enter finds · n/N next/previous · esc closes",
+                        id="search", compact=True)
+            yield Static(id="search-status")
         yield Footer(compact=True)
 
     @property
@@ -132,22 +163,54 @@ class SessionScreen(Screen):
 
     def on_mount(self) -> None:
         self.add_class(f"-{self.mode}")
+        transcript = self.transcript
         if self.mode == "replay":  # a replay starts at the top, at the first event
-            self.transcript.set_reactive(Transcript.follow, False)
-        self.query_one("#search", Input).display = False
-        self.transcript.count_new = self.mode == "live"
-        self.transcript.focus()
+            transcript.set_reactive(Transcript.follow, False)
+            transcript.playhead = True
+        transcript.reading = True
+        self.query_one("#searchbar").display = False
+        transcript.count_new = self.mode == "live"
+        transcript.focus()
+        self._place_evals()
         self._refresh_state()
         self._read_events()
         if self.mode == "live":
             self.set_interval(LIVE_TICK_S, self._live_tick)
+        else:
+            self.set_interval(LIVE_TICK_S, self._loading_tick)
 
     def on_unmount(self) -> None:
         self._stop.set()
 
     def on_resize(self) -> None:
-        # at 80 columns every footer cell is needed for keys; the palette is still on ctrl+p
-        self.query_one(Footer).show_command_palette = self.size.width >= 120
+        self._place_evals()
+
+    # -- the evaluator: a line, a side panel, or a panel over the transcript ----------------------
+
+    def _place_evals(self) -> None:
+        """Side panel where it has room and something to show; else the one-line summary, with
+        the panel over the transcript while the steerer opens it (`e`)."""
+        panel = self.query_one(EvalPanel)
+        line = self.query_one(EvalLine)
+        if self.size.width >= WIDE:
+            side = self._has_evals and not self._evals_hidden
+            panel.set_class(False, "-over")
+            panel.display = side
+            line.display = not side
+        else:
+            panel.set_class(True, "-over")
+            panel.display = self._evals_over
+            line.display = True
+
+    def action_toggle_evals(self) -> None:
+        if self.size.width >= WIDE:
+            if not self._has_evals:
+                self.notify("no evaluation yet: the panel opens with the first one", timeout=2)
+                return
+            self._evals_hidden = not self._evals_hidden
+        else:
+            self._evals_over = not self._evals_over
+        self._place_evals()
 
     # -- events in ----------------------------------------------------------------------------
 
@@ -189,6 +252,8 @@ class SessionScreen(Screen):
             added, changed = model.add(item.events)
             self._unsynced_added += added
             self._unsynced_changed |= changed
+            for text in item.notices:
+                self.say(text)
         if finished and not self.loaded:
             self._sync_ui(finished=True)
             return
@@ -214,17 +279,54 @@ class SessionScreen(Screen):
         if self.mode == "replay" and not self.loaded:
             transcript.follow = False
         transcript.rows_changed(added, changed)
+        if self.mode == "replay" and transcript.cursor < 0 and self.model.rows:
+            self.go_to_row(0, scroll=True)  # a replay starts at the first event
         self._note_deliveries()
+        if self.search_query and not self._search_counting and self._search_scanned < len(self.model):
+            self._count_more()  # count the new events' matches too
         if finished:
             self.loaded = True
+            transcript.reading = False
             gc.freeze()  # the fold's objects live as long as the screen: keep them out of GC scans
             if self.mode == "replay":
-                self.go_to_row(0, scroll=True)
                 # the rows may be laid out only once the widget has its size: then bring the
                 # cursor into view (wherever a key may have moved it meanwhile)
                 self.call_after_refresh(lambda: self.transcript.scroll_to_row(max(0, self.transcript.cursor)))
+            waiting, self._when_loaded = self._when_loaded, []
+            for run in waiting:
+                run()
             self.post_message(self.Loaded())
         self._refresh_state()
+
+    def say(self, text: str) -> None:
+        """A notice about the log (kept in `notices`, shown for a while)."""
+        self.notices.append(text)
+        self.notify(text, severity="warning", timeout=10, markup=False)
+
+    def loading_fraction(self) -> float | None:
+        """While the backlog is read: how much of it is (0..1); None once it all is."""
+        if self.loaded:
+            return None
+        return self.source.progress() or 0.0
+
+    def wait_for_load(self, what: str, run: Callable[[], None]) -> bool:
+        """Until the whole log is read, queue `run` (a key that needs all of it) and say so;
+        returns whether it was queued."""
+        if self.loaded:
+            return False
+        self._when_loaded.append(run)
+        pct = round(100 * (self.loading_fraction() or 0.0))
+        self.notify(f"still reading the log ({pct}%): {what} once it is all read", timeout=3)
+        return True
+
+    def _loading_tick(self) -> None:
+        if not self.loaded:
+            self._refresh_state()
+
+    @on(Transcript.NotLoaded)
+    def _not_loaded(self, message: Transcript.NotLoaded) -> None:
+        action = getattr(self.transcript, f"action_{message.action}")
+        self.wait_for_load("going to the end", action)
 
     @property
     def goal_unknown(self) -> bool:
@@ -234,10 +336,10 @@ class SessionScreen(Screen):
 
     def _status(self) -> tuple[str, float | None]:
         model = self.model
-        if self.mode == "replay":
-            return "replay", None
         if not self.loaded:
             return "loading", None
+        if self.mode == "replay":
+            return "replay", None
         paths = self.source.paths
         running = paths is not None and paths.is_running()
         if not running or model.end_reason:
@@ -251,7 +353,11 @@ class SessionScreen(Screen):
         status, now = self._status()
         pos = self.position if self.mode == "replay" else None
         state = self.model.state_at(pos, status=status, now=now, dismissed=self.dismissed,
-                                    mode=self.mode)
+                                    mode=self.mode, loading=self.loading_fraction())
+        has = state.latest_eval is not None or state.progress is not None
+        if has != self._has_evals:
+            self._has_evals = has
+            self._place_evals()
         d = state.decision
         if (d.seq if d else None) != self._decision_shown:
             self._decision_shown = d.seq if d else None
@@ -285,7 +391,9 @@ class SessionScreen(Screen):
         try:
             self.model.note_posted(self._inbox.messages(), self.mine)
         except OSError:
-            pass
+            return
+        for bad in self._inbox.take_malformed():
+            self.say(f"{bad}: not a whole message, it will not be delivered")
 
     def _note_deliveries(self) -> None:
         for inbox_id in list(self.mine):
@@ -328,9 +436,13 @@ class SessionScreen(Screen):
     def _cursor_moved(self, message: Transcript.CursorMoved) -> None:
         if self.mode == "replay":
             self.set_position(self.model.pos_of_row(message.row), scroll=False)
+        if self.search_query:
+            self._show_search_status()
 
     @on(Timeline.Seek)
     def _timeline_seek(self, message: Timeline.Seek) -> None:
+        if self.wait_for_load("seeking", lambda: self._timeline_seek(message)):
+            return
         self.set_position(int(message.fraction * (len(self.model) - 1)), scroll="center")
 
     def action_play(self) -> None:
@@ -374,6 +486,8 @@ class SessionScreen(Screen):
         self.notify(f"speed {self.speed:g}×", timeout=1.5)
 
     def action_seek(self, fraction: float) -> None:
+        if fraction > 0 and self.wait_for_load("seeking", lambda: self.action_seek(fraction)):
+            return
         n = len(self.model)
         if n:
             self.set_position(self.position + int(round(fraction * n)) or (1 if fraction > 0 else -1),
@@ -385,25 +499,91 @@ class SessionScreen(Screen):
         rows = self.model.decision_rows if what == "decision" else self.model.human_rows
         cur = self.transcript.cursor
         target = self.model.next_row_of(rows, cur, direction)
+        label = "decision point" if what == "decision" else "human message"
+        if target is None and direction > 0 and self.wait_for_load(
+                f"the next {label}", lambda: self.action_jump(what, direction)):
+            return
         if target is None:
-            label = "decision point" if what == "decision" else "human message"
             self.notify(f"no {'next' if direction > 0 else 'previous'} {label}", timeout=2)
             return
         self.go_to_row(target)
 
     def action_search(self) -> None:
+        self.query_one("#searchbar").display = True
         box = self.query_one("#search", Input)
-        box.display = True
+        box.value = self.search_query
         box.focus()
+        self._show_search_status()
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        self.search_query = event.value.strip()
-        self.transcript.search = self.search_query
-        event.input.display = False
+        query = event.value.strip()
         self.transcript.focus()
-        if self.search_query:
-            self.action_search_next(1)
+        if not query:
+            self._end_search()
+            return
+        if query != self.search_query:
+            self.search_query = query
+            self.transcript.search = query
+            self._match_rows, self._match_events = [], set()
+            self._search_scanned = 0
+            self._count_more()
+        self.action_search_next(1)
+
+    def _count_more(self) -> None:
+        """Count the matches in the events not counted yet (on a worker thread)."""
+        self._search_counting = True
+        self._show_search_status()
+        limit = max(1, SEARCH_CAP + 1 - len(self._match_events))
+        self._count_matches(self.search_query, self._search_scanned, len(self.model), limit)
+
+    @work(thread=True, exclusive=True, group="search")
+    def _count_matches(self, query: str, start: int, stop: int, limit: int) -> None:
+        found = self.model.store.matching(query, start, stop, limit)
+        self.app.call_from_thread(self._matches_counted, query, found, stop)
+
+    def _matches_counted(self, query: str, found: list[int], stop: int) -> None:
+        if query != self.search_query:
+            return
+        self._search_counting = False
+        self._search_scanned = max(self._search_scanned, stop)
+        event_row = self.model.event_row
+        rows = {event_row[i] for i in found if event_row[i] >= 0}
+        self._match_events.update(found)
+        if rows:
+            self._match_rows = sorted(set(self._match_rows) | rows)
+        self._show_search_status()
+
+    def search_status(self) -> str:
+        """What the search line says: where the cursor is among the matches, or that none is."""
+        q = self.search_query
+        if not q:
+            return ""
+        n = len(self._match_rows)
+        more = "+" if len(self._match_events) > SEARCH_CAP else ""
+        if self._search_counting and not n:
+            return "counting…"
+        if not n:
+            return f"no match for {q!r}" + ("" if self.loaded else " yet (still reading)")
+        cur = self.transcript.cursor
+        i = bisect_left(self._match_rows, cur)
+        on_one = i < n and self._match_rows[i] == cur
+        where = f"match {i + 1} of {n}{more}" if on_one else f"{n}{more} matches"
+        return where + (" (counting…)" if self._search_counting else "") + " · n/N · esc"
+
+    def _show_search_status(self) -> None:
+        bar = self.query_one("#searchbar")
+        if self.search_query and not bar.display:
+            bar.display = True
+        self.query_one("#search-status", Static).update(self.search_status())
+
+    def _end_search(self) -> None:
+        self.search_query = ""
+        self.transcript.search = ""
+        self._match_rows, self._match_events = [], set()
+        self.query_one("#search", Input).value = ""
+        self.query_one("#searchbar").display = False
+        self.transcript.focus()
 
     def action_search_next(self, direction: int) -> None:
         q = self.search_query
@@ -423,28 +603,30 @@ class SessionScreen(Screen):
             r = model.event_row[i]
             if r >= 0 and ((direction > 0 and r > cur) or (direction < 0 and r < cur)):
                 self.go_to_row(r)
+                self._show_search_status()
                 return
             start = i + direction
+        if direction > 0 and self.wait_for_load("the next match", lambda: self.action_search_next(1)):
+            return
         self.notify(f"no {'more' if direction > 0 else 'earlier'} matches for {q!r}",
                     markup=False, timeout=2)
 
     def action_close(self) -> None:
         box = self.query_one("#search", Input)
-        if box.display:
-            box.display = False
-            self.transcript.focus()
-        elif self.transcript.search:
-            self.transcript.search = ""
-
-    def action_toggle_evals(self) -> None:
-        panel = self.query_one(EvalPanel)
-        panel.display = not panel.display
+        if box.has_focus:
+            if self.search_query:
+                self.transcript.focus()
+            else:
+                self._end_search()
+        elif self.search_query:
+            self._end_search()
+        elif self._evals_over:
+            self._evals_over = False
+            self._place_evals()
 
     def action_keys(self) -> None:
-        if self.query("HelpPanel"):
-            self.app.action_hide_help_panel()
-        else:
-            self.app.action_show_help_panel()
+        title = f"Keys · {'replay' if self.mode == 'replay' else 'live'}"
+        self.app.push_screen(KeysScreen(screen_commands(self), title))
 
     # -- steering (live) -----------------------------------------------------------------------------
 
@@ -524,10 +706,11 @@ class SessionScreen(Screen):
 
 class LiveScreen(SessionScreen):
     BINDINGS = [
-        Binding("1", "send(1)", "send", key_display="1-9"),
+        Binding("1", "send(1)", "send", key_display="1-9",
+                tooltip="send the decision point's question 1 (2-9: the others)"),
         *[Binding(str(i), f"send({i})", f"send question {i}", show=False) for i in range(2, 10)],
-        Binding("q", "ask", "ask"),
-        Binding("b", "bank", "bank"),
+        Binding("q", "ask", "ask", tooltip="ask the agent your own question"),
+        Binding("b", "bank", "bank", tooltip="browse the question bank and send one"),
         Binding("x", "dismiss_decision", "dismiss the decision point", show=False),
         Binding("exclamation_mark", "ask(True)", "interrupt the agent with a question", show=False),
         *COMMON_BINDINGS,
@@ -539,13 +722,14 @@ class LiveScreen(SessionScreen):
 
 class ReplayScreen(SessionScreen):
     BINDINGS = [
-        Binding("space", "play", "play", key_display="space"),
-        Binding("left", "seek(-0.01)", "seek", key_display="←→"),
+        Binding("space", "play", "play", key_display="space", tooltip="play or pause the replay"),
+        Binding("left", "seek(-0.01)", "seek", key_display="←→", tooltip="seek back 1% of the events"),
         Binding("right", "seek(0.01)", "seek forward 1%", show=False),
         Binding("shift+left", "seek(-0.1)", "seek back 10%", show=False),
         Binding("shift+right", "seek(0.1)", "seek forward 10%", show=False),
-        Binding("plus,equals_sign", "speed(1)", "speed", key_display="+-"),
-        Binding("minus", "speed(-1)", "slower", show=False),
+        Binding("plus,equals_sign", "speed(1)", "speed", key_display="+-", show=False,
+                tooltip="play faster"),
+        Binding("minus", "speed(-1)", "slower", show=False, tooltip="play slower"),
         Binding("b", "bank", "browse the question bank", show=False),
         *COMMON_BINDINGS,
     ]

@@ -2,7 +2,9 @@
 
 Live, one key sends a question; the dock also lists messages sent and not yet delivered (from
 any console: it reads the session's inbox). In replay it shows what the steerer actually sent at
-that decision point. It hides itself when there is nothing to show.
+that decision point. It hides itself when there is nothing to show. On a short terminal (fewer
+than `COMPACT_BELOW` rows) it is at most four lines: the decision point, then three questions
+(the footer and `?` carry the keys); `b` browses the rest.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from console.widgets.lines import PartStyles
 
 _STYLES = ("title", "kind", "evidence", "number", "question", "hint", "sent", "waiting",
            "answered", "readonly")
+COMPACT_BELOW = 30  # terminal rows
 
 
 class QuestionDock(PartStyles, Widget):
@@ -28,8 +31,15 @@ class QuestionDock(PartStyles, Widget):
     _rendered_key: tuple | None = None
     _rendered: Text
 
+    @property
+    def compact(self) -> bool:
+        return (self.app.size.height if self.app else 24) < COMPACT_BELOW
+
+    def _posted(self, s: ViewState) -> tuple:
+        return s.posted[-(1 if self.compact else 3):]
+
     def _posted_lines(self, out: Text, s: ViewState, width: int) -> None:
-        for p in s.posted[-3:]:
+        for p in self._posted(s):
             src = p.source + (f" {clean_line(p.bank_id)}" if p.bank_id else "")
             who = "" if p.mine else " (another console)"
             head = f" → sent [{src}]{who} "
@@ -40,7 +50,11 @@ class QuestionDock(PartStyles, Widget):
 
     def max_questions(self) -> int:
         height = self.app.size.height if self.app else 24
-        return 9 if height >= 36 else (5 if height >= 26 else 4)
+        if height < COMPACT_BELOW:  # the decision point's line and three questions
+            s = self.state
+            answered = s is not None and s.answer is not None
+            return (2 if answered else 3) - min(1, len(self._posted(s))) if s else 3
+        return 9 if height >= 36 else 5
 
     def watch_state(self, state: ViewState | None) -> None:
         self._update_display()
@@ -100,7 +114,9 @@ class QuestionDock(PartStyles, Widget):
                 for i, (_, text) in enumerate(shown, 1):
                     out.append(f" {i} ", self.part("number"))
                     out.append(" " + _cut(clean_line(text), width - 4) + "\n", self.part("question"))
-                if s.mode == "live":
+                if self.compact:
+                    pass  # the footer and `?` carry the keys
+                elif s.mode == "live":
                     keys = f"1-{len(shown)} send · " if len(shown) > 1 else ("1 sends · " if shown else "")
                     out.append(f" {keys}q ask your own · ! interrupt · b bank · x dismiss\n", self.part("hint"))
                 else:
@@ -108,7 +124,10 @@ class QuestionDock(PartStyles, Widget):
         out.rstrip()
         if d is not None:
             # the same height answered or not, so stepping onto the answer moves nothing else
-            height = 2 + len(s.posted[-3:]) + len(self.suggestions[:self.max_questions()])
+            n_q = len(self.suggestions[:self.max_questions()])
+            height = 1 + len(self._posted(s)) + n_q + (1 if s.answer is not None and self.compact else 0)
+            if not self.compact:
+                height = 2 + len(self._posted(s)) + n_q
             out.append("\n" * max(0, height - 1 - out.plain.count("\n")))
         return out
 

@@ -1,5 +1,7 @@
 """The evaluator panel: latest verdict, a progress bar while an evaluation runs, geomean over the
-session as a braille plot, scenarios worst ratio first with colour, and flags.
+session as a braille plot, scenarios worst ratio first with colour, and flags. `EvalLine` is the
+same in one line, shown where the panel has no room (an 80-column terminal; there `e` opens the
+panel over the transcript) or nothing to show yet.
 
 It shows the state it is given (live: the latest; replay: as of the cursor). Its lines are built
 once per change of that state and kept as strips (a Line-API `ScrollView`, like the transcript):
@@ -15,6 +17,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from console.evals import ReportCache
 from console.model import EvalRecord, ViewState
@@ -26,6 +29,107 @@ from console.widgets.lines import PartStyles, set_virtual_size
 _STYLES = ("verdict-goal", "verdict-pass", "verdict-fail", "plot-data", "plot-goal", "axis",
            "section", "note", "ratio-good", "ratio-mid", "ratio-bad", "status-ok", "flag",
            "bar-done", "bar-todo")
+
+
+def verdict(rec: EvalRecord) -> tuple[str, str]:
+    """(style part, word) of an evaluation's verdict."""
+    s = rec.summary
+    if s.get("interrupted"):
+        return "note", "interrupted"
+    if s.get("goal_met"):
+        return "verdict-goal", "GOAL MET"
+    if rec.all_correct:
+        return "verdict-pass", "correct"
+    return "verdict-fail", "INCORRECT" if s.get("build_ok", True) else "BUILD FAILED"
+
+
+def eval_facts(rec: EvalRecord) -> list[str]:
+    """The session's best geomean so far, the minimum ratio and fast_1 (the share of scenarios
+    faster than the seed), as short texts."""
+    facts = []
+    if rec.best is not None:
+        facts.append(f"best {rec.best:.3f}×")
+    mr = rec.summary.get("min_ratio")
+    if isinstance(mr, (int, float)):
+        facts.append(f"min {mr:.2f}×")
+    f1 = rec.summary.get("fast_1")
+    if isinstance(f1, (int, float)):
+        facts.append(f"fast₁ {f1:.0%}")
+    return facts
+
+
+class EvalLine(PartStyles, Widget):
+    """The evaluator in one line: the running evaluation's progress, else the latest verdict with
+    its geomean against the goal and the facts beside it, else "no evaluation yet"."""
+
+    PART_PREFIX = "evalpanel"
+    COMPONENT_CLASSES = {f"evalpanel--{n}" for n in _STYLES}
+
+    state: reactive[ViewState | None] = reactive(None, always_update=True)
+    panel_key = "e"  # shown as the way to the whole panel
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self._key: tuple | None = None
+        self._text = Text(end="")
+
+    def render(self) -> Text:
+        s = self.state
+        width = self.size.width or 80
+        key = (None if s is None else (id(s.latest_eval), s.progress, s.running_eval_n, s.goal_geomean), width)
+        if key != self._key:
+            self._key, self._text = key, self._line(s, width)
+        return self._text
+
+    def _line(self, s: ViewState | None, width: int) -> Text:
+        out = Text(end="", no_wrap=True, overflow="ellipsis")
+        note = self.part("note")
+        out.append("◈ ", self.part("section"))
+        if s is None:
+            return out
+        hint = Text(f"  {self.panel_key} details", note, end="")
+        if s.progress is not None:
+            done, total, scen = s.progress
+            n = f" #{s.running_eval_n}" if s.running_eval_n is not None else ""
+            head = f"evaluating{n} {done}/{total} "
+            pct = f" {round(100 * done / total) if total else 0:3d}%"
+            cells = max(6, min(30, width - len(head) - len(pct) - hint.cell_len - 24))
+            filled = round(cells * done / total) if total else 0
+            out.append(head, note)
+            out.append("━" * filled, self.part("bar-done"))
+            out.append("━" * (cells - filled), self.part("bar-todo"))
+            out.append(pct + " ", note)
+            out.append(clean_line(scen), note)
+        elif s.latest_eval is None:
+            out.append("no evaluation yet", note)
+        else:
+            rec = s.latest_eval
+            part, word = verdict(rec)
+            style = self.part(part)
+            n = f"#{rec.n} " if rec.n is not None else ""
+            out.append(f"{n}{word}", style)
+            sm = rec.summary
+            if sm.get("passed") is not None and sm.get("total") is not None:
+                out.append(f" {sm['passed']}/{sm['total']}", style)
+            g = rec.geomean
+            out.append(" · geomean ", note)
+            out.append(f"{g:.3f}×" if g is not None else "—", style)
+            if s.goal_geomean is not None:
+                out.append(f" / goal {s.goal_geomean:.2f}×", note)
+            facts = eval_facts(rec)
+            if facts:
+                out.append(" · " + " · ".join(facts), note)
+            flags = sm.get("flags") or []
+            if flags:
+                out.append(" · ", note)
+                out.append(", ".join(clean_line(f) for f in flags[:3]), self.part("flag"))
+        room = width - hint.cell_len
+        if out.cell_len > room:
+            out.truncate(max(4, room), overflow="ellipsis")
+        else:
+            out.pad_right(room - out.cell_len)
+        out.append_text(hint)
+        return out
 
 
 class EvalPanel(PartStyles, ScrollView, can_focus=False):
@@ -115,15 +219,9 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
         if rec is None:
             out.append("no evaluation yet", self.part("note"))
             return out
+        part, word = verdict(rec)
+        style = self.part(part)
         s = rec.summary
-        if s.get("interrupted"):
-            style, word = self.part("note"), "interrupted"
-        elif s.get("goal_met"):
-            style, word = self.part("verdict-goal"), "GOAL MET"
-        elif rec.all_correct:
-            style, word = self.part("verdict-pass"), "correct"
-        else:
-            style, word = self.part("verdict-fail"), "INCORRECT" if s.get("build_ok", True) else "BUILD FAILED"
         n = f"#{rec.n} " if rec.n is not None else ""
         out.append(f"{n}{word}", style)
         if s.get("passed") is not None and s.get("total") is not None:
@@ -133,15 +231,7 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
         out.append(f"{g:.3f}×" if g is not None else "—", style)
         if state.goal_geomean is not None:
             out.append(f"  goal {state.goal_geomean:.2f}×", self.part("note"))
-        facts = []
-        if rec.best is not None:
-            facts.append(f"best {rec.best:.3f}×")
-        mr = s.get("min_ratio")
-        if isinstance(mr, (int, float)):
-            facts.append(f"min {mr:.2f}×")
-        f1 = s.get("fast_1")
-        if isinstance(f1, (int, float)):
-            facts.append(f"fast₁ {f1:.0%}")
+        facts = eval_facts(rec)
         if facts:
             out.append("\n" + "  ".join(facts), self.part("note"))
         return out

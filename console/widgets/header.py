@@ -50,7 +50,9 @@ class HeaderBar(PartStyles, Widget):
             pieces.append((1, Text(clean_line(s.model_name), self.part("model"), end="")))
         status = s.status
         label = status
-        if s.end_reason and status != "replay":
+        if status == "loading":
+            label = f"reading the log {round(100 * (s.loading or 0.0))}%"
+        if s.end_reason and status not in ("replay", "loading"):
             status, label = "ended", f"ended: {s.end_reason}"
         pieces.append((8, Text(f"{STATUS_ICON.get(status, '·')} {label}",
                                self.part(f"status-{status}"), end="")))

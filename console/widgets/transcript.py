@@ -4,15 +4,21 @@ Like toolong's `LogLines`, it is a `ScrollView` whose `virtual_size` is the numb
 whose `render_line(y)` builds only what is on screen. Each row's height is known without
 rendering it (`render.collapsed_height`), so the layout of 100,000 rows is one list of cumulative
 line ends; a line finds its row by bisection. Rendered rows are kept in an LRU cache keyed by the
-row's version, the width, whether it is expanded, and the search term; the cursor and the
-"future" dimming of replay are applied on top, uncached.
+row's version, the width, whether it is expanded, and the search term; the cursor's look
+(reverse video and a ▶ in the first column, so it shows on a monochrome terminal too) is
+applied on top.
 
 It follows the tail (cursor on the last row, scrolled to the bottom) until the reader moves
 away; then new rows are counted and an "N new" marker shows on the last line.
+
+In replay (`playhead=True`) the cursor is the playhead: the rows after it are not shown at all
+(the session as it was then), and a row whose step finishes after the replay position (`pos`)
+shows as still running.
 """
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import replace
 from itertools import accumulate
 
 from rich.segment import Segment
@@ -29,7 +35,7 @@ from textual.strip import Strip
 
 from console import render
 from console.evals import ReportCache
-from console.model import MULTILINE_CAP, SessionModel
+from console.model import EVAL, MULTILINE_CAP, TOOL, SessionModel
 from console.widgets.lines import set_virtual_size
 
 STYLE_NAMES = (
@@ -37,7 +43,7 @@ STYLE_NAMES = (
     "status-error", "status-running", "eval-running", "eval-pass", "eval-fail", "eval-goal", "eval-interrupted",
     "decision", "decision-badge", "human", "human-badge", "start", "stop", "error", "end", "other",
     "section", "output", "output-error", "diff-add", "diff-del", "diff-hunk", "ratio-good",
-    "ratio-mid", "ratio-bad", "match", "cursor", "future", "new-marker", "icon-decision",
+    "ratio-mid", "ratio-bad", "match", "cursor", "new-marker", "icon-decision",
     "icon-human", "icon-tool", "icon-eval", "icon-error", "superseded",
 )
 
@@ -64,12 +70,22 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
             self.row = row
             super().__init__()
 
+    class NotLoaded(Message):
+        """A key that needs the whole log (End) came before the log was read; the screen runs
+        `action` once it is."""
+
+        def __init__(self, action: str) -> None:
+            self.action = action
+            super().__init__()
+
     cursor: reactive[int] = reactive(-1, repaint=False, init=False)
     follow: reactive[bool] = reactive(True, init=False)
     new_rows: reactive[int] = reactive(0)
     search: reactive[str] = reactive("")
-    pos: reactive[int | None] = reactive(None)  # replay: rows after this event index are dimmed
+    pos: reactive[int | None] = reactive(None)  # replay: the event index the session is shown as of
     count_new = True  # live: count rows that arrive while the reader is away from the tail
+    playhead = False  # replay: the cursor is the playhead; rows after it are not shown
+    reading = False  # the log is still being read (End waits for it)
 
     def __init__(self, model: SessionModel, reports: ReportCache | None = None, *,
                  goal: float | None = None, name: str | None = None, id: str | None = None,
@@ -90,7 +106,12 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
 
     @property
     def line_count(self) -> int:
-        return self._ends[-1] if self._ends else 0
+        """Lines shown: all rows', or in replay those up to the cursor (the playhead)."""
+        if not self._ends:
+            return 0
+        if self.playhead:
+            return self._ends[min(max(self.cursor, 0), len(self._ends) - 1)]
+        return self._ends[-1]
 
     @property
     def row_count(self) -> int:
@@ -126,8 +147,16 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
         base = self._ends[r - 1] if r > 0 else 0
         self._ends[r:] = list(accumulate(self._heights[r:], initial=base))[1:]
 
+    @property
+    def _ahead(self) -> int:
+        """Replay: rows after the playhead (not shown; a line below the last says so)."""
+        if not self.playhead or not self._ends:
+            return 0
+        return max(0, self.row_count - 1 - max(self.cursor, 0))
+
     def _update_virtual_size(self) -> None:
-        set_virtual_size(self, Size(self._layout_width or self._content_width(), self.line_count))
+        lines = self.line_count + (1 if self._ahead else 0)
+        set_virtual_size(self, Size(self._layout_width or self._content_width(), lines))
 
     def row_start(self, r: int) -> int:
         return self._ends[r] - self._heights[r]
@@ -201,29 +230,45 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
                             for n in STYLE_NAMES}
         return self._styles
 
+    def _pending(self, r: int) -> str | None:
+        """Replay: the note a tool or evaluation row shows while its step is still running as
+        of the replay position (None when the row is finished by then)."""
+        pos = self.pos
+        row = self.model.rows[r]
+        if pos is None or row.kind not in (TOOL, EVAL) or not (0 <= pos < row.ei2):
+            return None
+        if row.kind == EVAL:
+            progress = self.model.progress_at(r, pos)
+            return f"{progress[0]}/{progress[1]} {progress[2]}".strip() if progress else "starting"
+        return ""
+
     def _strips(self, r: int, width: int, look: str = "") -> list[Strip]:
         """Row r's lines, finished (cropped, on the widget's background), cached.
 
-        look: "" plain, "cursor" (the cursor's highlight; an expanded body keeps its colours),
-        or "future" (replay: greyed out on top of the row's own colours).
+        look: "" plain, or "cursor" (reverse video on the row, a mark in its first column; an
+        expanded body keeps its own colours).
         """
         row = self.model.rows[r]
         expanded = r in self.expanded
-        key = (r, row.version, width, expanded, self.search, look)
+        pending = self._pending(r)
+        key = (r, row.version, width, expanded, self.search, look, pending)
         strips = self._cache.get(key)
         if strips is not None:
             return strips
         if look:
             plain = self._strips(r, width)
             style = self.styles_map[look]
-            if look == "cursor":
-                whole = not expanded or row.kind in MULTILINE_CAP
-                strips = [s.apply_style(style) if (whole or i == 0) else s for i, s in enumerate(plain)]
-            else:
-                strips = [Strip(Segment.apply_style(list(s), post_style=style), s.cell_length)
-                          for s in plain]
+            whole = not expanded or row.kind in MULTILINE_CAP
+            strips = [s.apply_style(style) if (whole or i == 0) else s for i, s in enumerate(plain)]
+            if strips:
+                first = strips[0]
+                mark = Segment(render.CURSOR_MARK, self.base_style + style)
+                strips[0] = Strip([mark, *first.crop(1, first.cell_length)], first.cell_length)
             self._cache[key] = strips
             return strips
+        if pending is not None:  # replay: shown as it was, its result still to come
+            title = row.title.partition(": ")[0] if row.kind == EVAL else row.title
+            row = replace(row, title=title, status="running" if row.kind == EVAL else "", note=pending)
         styles = self.styles_map
         started = self.model.times[0] if len(self.model.times) else None
         console = self.app.console
@@ -268,21 +313,25 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
         base = self.base_style
         if self.new_rows and not self.follow and y == self.scrollable_content_region.height - 1:
             return self._marker_strip(width, base)
+        if line == self.line_count and self._ahead:
+            return self._ahead_strip(width, base)
         if line >= self.line_count or not self._layout_width:
             return Strip.blank(width, base)
         r = bisect_right(self._ends, line)
         sub = line - (self._ends[r] - self._heights[r])
-        if r == self.cursor:
-            look = "cursor"
-        elif self.pos is not None and self.model.rows[r].ei > self.pos:
-            look = "future"
-        else:
-            look = ""
-        strips = self._strips(r, self._layout_width, look)
+        strips = self._strips(r, self._layout_width, "cursor" if r == self.cursor else "")
         if sub >= len(strips):
             return Strip.blank(width, base)
         strip = strips[sub]
         return strip if strip.cell_length == width else strip.crop_extend(0, width, base)
+
+    def _ahead_strip(self, width: int, base: Style) -> Strip:
+        n = self._ahead
+        label = Text(f"  ⋯ {n} more row{'s' if n != 1 else ''} after the playhead: ↓ step · "
+                     f"space play · d next decision point · End the end", self.styles_map["note"], end="")
+        label.truncate(width, overflow="ellipsis", pad=True)
+        label.stylize_before(base)
+        return Strip(list(label.render(self.app.console)), width)
 
     def _marker_strip(self, width: int, base: Style) -> Strip:
         n = self.new_rows
@@ -295,6 +344,10 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
     # -- cursor and scrolling -----------------------------------------------------------------
 
     def watch_cursor(self, old: int, new: int) -> None:
+        if self.playhead:  # the rows shown end at the cursor
+            self._update_virtual_size()
+            self.refresh()
+            return
         for r in (old, new):
             if 0 <= r < self.row_count:
                 self._refresh_row(r)
@@ -324,7 +377,10 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
             return
         r = max(0, min(r, self.row_count - 1))
         self.cursor = r
-        if scroll == "end":
+        view = self.scrollable_content_region.height
+        if self.playhead and scroll and self._heights[r] < view:
+            self._scroll_to_end()  # the playhead is the last row shown: keep it at the bottom
+        elif scroll == "end":
             self._scroll_to_end()
         elif scroll:
             self.scroll_to_row(r, center=(scroll == "center"))
@@ -332,7 +388,8 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
             self.post_message(self.CursorMoved(r))
 
     def _scroll_to_end(self) -> None:
-        self.scroll_to(y=max(0, self.line_count - self.scrollable_content_region.height),
+        lines = self.line_count + (1 if self._ahead else 0)
+        self.scroll_to(y=max(0, lines - self.scrollable_content_region.height),
                        animate=False, immediate=True)
 
     def scroll_to_row(self, r: int, center: bool = False) -> None:
@@ -369,6 +426,9 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
         self._user_moved(0)
 
     def action_last(self) -> None:
+        if self.reading:
+            self.post_message(self.NotLoaded("last"))
+            return
         self._user_moved(self.row_count - 1)
         self._scroll_to_end()
 

@@ -84,7 +84,9 @@ async def test_it_replays_in_the_console_from_the_first_event():
         await wait_loaded(pilot)
         await pilot.pause()
         screen = app.screen
-        assert screen.position == 0 and "START" in screen_text(app)
+        # the session as it was at its first event: its start, nothing after it
+        assert screen.position == 0 and "session attention-cpu" in screen_text(app)
+        assert "START" not in screen_text(app) and "evaluation #1" not in screen_text(app)
         await pilot.press("d")
         await pilot.pause()
         assert screen.view_state.decision is not None

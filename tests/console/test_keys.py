@@ -6,7 +6,7 @@ import json
 import pytest
 from textual.widgets import Input, OptionList
 
-from console.palette import palette_commands
+from console.palette import screen_commands
 from console.screens.ask import AskScreen
 from console.screens.bank_browser import BankBrowser
 from console.screens.session import COMMON_BINDINGS, LiveScreen, ReplayScreen
@@ -172,23 +172,29 @@ async def test_slash_searches_and_n_N_move_between_matches(session):
         await wait_loaded(pilot)
         screen, t = app.screen, app.screen.transcript
         box = screen.query_one("#search", Input)
-        assert not box.display
+        bar = screen.query_one("#searchbar")
+        assert not bar.display
         await pilot.press("slash")
-        assert box.display and box.has_focus
+        assert bar.display and box.has_focus
         await pilot.press(*"perf stat", "enter")
-        await pilot.pause()
+        await wait_for(pilot, lambda: not screen._search_counting)
         first = t.cursor
-        assert not box.display and t.search == "perf stat"
+        assert t.has_focus and t.search == "perf stat"
         assert "perf stat" in screen.model.rows[first].title
+        # the count, and where the cursor is among the matches, stay on the search line
+        matches = [r for r, row in enumerate(screen.model.rows) if "perf stat" in row.title]
+        status = str(screen.query_one("#search-status").render())
+        assert status.startswith(f"match 1 of {len(matches)}"), status
         await pilot.press("n")
         second = t.cursor
         assert second > first and "perf stat" in screen.model.rows[second].title
+        assert screen.search_status().startswith(f"match 2 of {len(matches)}")
         await pilot.press("N")
         assert t.cursor == first
         shown = [t.render_line(y).text for y in range(t.size.height)]
         assert any("perf stat" in line for line in shown)
         await pilot.press("escape")
-        assert t.search == ""
+        assert t.search == "" and not bar.display
 
 
 async def test_e_hides_and_shows_the_evaluator_panel(session):
@@ -205,15 +211,20 @@ async def test_e_hides_and_shows_the_evaluator_panel(session):
 
 
 async def test_question_mark_shows_the_keys(session):
+    from console.screens.keys import KeysScreen
+
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await wait_loaded(pilot)
+        width = app.screen.transcript.size.width
         await pilot.press("question_mark")
         await pilot.pause()
-        assert app.screen.query("HelpPanel")
+        assert isinstance(app.screen, KeysScreen)
+        text = screen_text(app)
+        assert "Next decision point" in text and "Search the transcript" in text
         await pilot.press("question_mark")
         await pilot.pause()
-        assert not app.screen.query("HelpPanel")
+        assert isinstance(app.screen, LiveScreen) and app.screen.transcript.size.width == width
 
 
 async def test_enter_expands_and_collapses_the_cursor_row(session):
@@ -269,11 +280,18 @@ async def test_ctrl_p_palette_lists_every_action_and_ctrl_q_quits(session):
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await wait_loaded(pilot)
-        commands = palette_commands(app.screen)
-        actions = {a for _, _, _, a in commands}
+        commands = screen_commands(app.screen)
+        actions = [c.action for c in commands]
         described = {b.action for b in [*LiveScreen.BINDINGS, *Transcript.BINDINGS] if b.description}
-        assert described <= actions and "quit" in actions
-        assert {b.action for b in ReplayScreen.BINDINGS if b not in COMMON_BINDINGS} & actions == {"bank"}
+        assert described <= set(actions)
+        assert {b.action for b in ReplayScreen.BINDINGS if b not in COMMON_BINDINGS} & set(actions) == {"bank"}
+        # each action once, by what it does (not by its footer label), with all its keys
+        assert len(actions) == len(set(actions)) and len({c.title for c in commands}) == len(commands)
+        by_action = {c.action: c for c in commands}
+        assert by_action["jump('decision', 1)"].title == "Next decision point (D: the previous one)"
+        assert by_action["cursor(1)"].keys == "↓, j"
+        # nothing of Textual's scrolling defaults, and quit once (Textual's own system command)
+        assert not any(c.action.startswith("scroll_") for c in commands) and "quit" not in actions
         await pilot.press("ctrl+p")
         await pilot.pause()
         assert app.screen.__class__.__name__ == "CommandPalette"
@@ -393,10 +411,15 @@ async def test_clicking_a_row_selects_it_and_a_second_click_expands_it(session):
     async with app.run_test(size=SIZE) as pilot:
         await wait_loaded(pilot)
         t = app.screen.transcript
-        await pilot.click(t, offset=(5, 4))
+        await pilot.press("end")  # the whole session on screen (a replay shows it as of the cursor)
+        await pilot.pause()
         r = t.row_at_line(t.scroll_offset.y + 4)
-        assert t.cursor == r
         await pilot.click(t, offset=(5, 4))
+        assert t.cursor == r
+        await pilot.pause()  # the rows after the playhead are gone; the row stays in view
+        y = t.row_start(r) - t.scroll_offset.y
+        assert 0 <= y < t.size.height
+        await pilot.click(t, offset=(5, y))
         assert r in t.expanded
 
 

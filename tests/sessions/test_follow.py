@@ -113,30 +113,71 @@ def test_follower_falls_back_to_polling_when_notifications_fail(tmp_path, monkey
     assert follower.mode == "polling"
 
 
-def test_async_follower_yields_new_events(tmp_path):
-    import asyncio
+def _line(seq: int, text: str = "") -> str:
+    return json.dumps({"v": 1, "seq": seq, "t": 1.0 + seq, "type": "assistant_text", "text": text or f"e{seq}"}) + "\n"
 
+
+class Followed:
+    """A follower running in a thread, collecting events and notices."""
+
+    def __init__(self, path, force_polling: bool) -> None:
+        self.follower = LogFollower(path, force_polling=force_polling)
+        self.got: list[dict] = []
+        self.stop = threading.Event()
+        self.th = threading.Thread(target=collect, args=(self.follower, self.stop, self.got), daemon=True)
+        self.th.start()
+
+    def texts(self) -> list[str]:
+        return [e["text"] for e in self.got]
+
+    def close(self) -> None:
+        self.stop.set()
+        self.th.join(5)
+
+
+@pytest.mark.parametrize("force_polling", MODES)
+def test_a_truncated_log_is_said_and_read_again_from_its_start(tmp_path, force_polling):
     path = tmp_path / "events.jsonl"
+    path.write_text(_line(0) + _line(1) + _line(2))
+    f = Followed(path, force_polling)
+    try:
+        assert wait_for(lambda: len(f.got) == 3)
+        path.write_text(_line(0, "again"))  # truncated and rewritten shorter
+        assert wait_for(lambda: f.texts()[-1:] == ["again"])
+        (notice,) = f.follower.notices
+        assert "was truncated" in notice and "reading it again from its start" in notice
+        assert f.follower.reader.generation == 1
+    finally:
+        f.close()
 
-    async def main():
-        follower = LogFollower(path)
-        stop = asyncio.Event()
-        got = []
 
-        async def consume():
-            async for batch in follower.afollow(stop):
-                got.extend(batch)
-                if len(got) >= 3:
-                    stop.set()
-
-        task = asyncio.create_task(consume())
-        await asyncio.sleep(0.1)
+@pytest.mark.parametrize("force_polling", MODES)
+def test_a_log_renamed_under_its_writer_is_followed_where_it_went(tmp_path, force_polling):
+    path = tmp_path / "events.jsonl"
+    f = Followed(path, force_polling)
+    try:
         with SessionWriter(path) as w:
-            for i in range(3):
-                w.append("assistant_text", text=f"t{i}")
-                await asyncio.sleep(0.01)
-        await asyncio.wait_for(task, 5)
-        return got
+            w.append("assistant_text", text="before")
+            assert wait_for(lambda: f.texts() == ["before"])
+            path.rename(tmp_path / "events.old.jsonl")
+            w.append("assistant_text", text="after the rename")
+            assert wait_for(lambda: f.texts() == ["before", "after the rename"])
+        assert any("was moved or deleted" in n for n in f.follower.notices)
+    finally:
+        f.close()
 
-    got = asyncio.run(main())
-    assert [e["text"] for e in got] == ["t0", "t1", "t2"]
+
+@pytest.mark.parametrize("force_polling", MODES)
+def test_a_log_replaced_by_another_file_is_said_and_the_new_one_read(tmp_path, force_polling):
+    path = tmp_path / "events.jsonl"
+    path.write_text(_line(0) + _line(1))
+    f = Followed(path, force_polling)
+    try:
+        assert wait_for(lambda: len(f.got) == 2)
+        new = tmp_path / "new.jsonl"
+        new.write_text(_line(0, "new0") + _line(1, "new1") + _line(2, "new2"))
+        new.replace(path)
+        assert wait_for(lambda: f.texts()[-3:] == ["new0", "new1", "new2"])
+        assert any("was replaced by another file" in n for n in f.follower.notices)
+    finally:
+        f.close()
