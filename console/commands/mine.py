@@ -39,6 +39,29 @@ class MineArgsError(Exception):
     exit_code = 2
 
 
+def readable_logs(logs: list[str], sessions_dir: str | None) -> tuple[list[str], list[str]]:
+    """(the LOGs that exist, notes about those left out). The per-user steering log that does not
+    exist yet is no error (it is written when a runner first delivers a human message); any
+    other LOG that is no file, directory or session name is."""
+    from pathlib import Path
+
+    from sessions.layout import sessions_root
+    from sessions.steering import steering_log_path
+
+    steering = steering_log_path()
+    kept, notes = [], []
+    for log in logs:
+        p = Path(log).expanduser()
+        if p.exists() or (sessions_root(sessions_dir) / log).is_dir():
+            kept.append(log)
+        elif p.name == "steering.jsonl" or (steering is not None and p.resolve() == steering.resolve()):
+            notes.append(f"no steering log at {p} yet: it is written when a runner delivers a human "
+                         f"message (kernelseek steer or run); nothing to mine from it")
+        else:
+            raise MineArgsError(f"{log}: no such file, session directory or session name")
+    return kept, notes
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -61,7 +84,10 @@ def run(args: argparse.Namespace) -> int:
         raise MineArgsError(str(problems[0]))
     merge_ids = {it.id for it in merge_items}
     reference = [it for it in ref if it.id not in merge_ids]
-    result = mine(args.logs, MineConfig(window=args.window), bank=Bank(merge_items + reference),
+    logs, notes = readable_logs(args.logs, args.sessions_dir)
+    for note in notes:
+        print(f"kernelseek mine: {note}", file=sys.stderr)
+    result = mine(logs, MineConfig(window=args.window), bank=Bank(merge_items + reference),
                   sessions_dir=args.sessions_dir)
     saved = save_bank(result, args.out, merge=args.merge, merge_items=merge_items, reference_items=reference,
                       min_asked=args.min_asked,
