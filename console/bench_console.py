@@ -193,6 +193,7 @@ async def bench_follow(root: Path, rate: float, seconds: float) -> dict:
     latencies, lags = [], []
     async with app.run_test(size=SIZE) as pilot:
         frames = KeyClock(app)
+        cpu0, wall0 = time.process_time(), time.monotonic()
         t_end = time.monotonic() + seconds
         i = 0
         while time.monotonic() < t_end:
@@ -202,6 +203,7 @@ async def bench_follow(root: Path, rate: float, seconds: float) -> dict:
             model = app.screen.model
             if len(model.times):
                 lags.append(max(0.0, time.time() - model.times[-1]))
+        cpu_share = (time.process_time() - cpu0) / max(1e-9, time.monotonic() - wall0)
         written = int(writer.communicate(timeout=30)[0].strip() or 0)
         deadline = time.monotonic() + 10
         while len(app.screen.model) < written and time.monotonic() < deadline:
@@ -209,6 +211,7 @@ async def bench_follow(root: Path, rate: float, seconds: float) -> dict:
         caught_up = len(app.screen.model)
     return {"rate_per_s": rate, "seconds": seconds, "written": written, "shown": caught_up,
             "keys": _stats(latencies), "lag_behind_log": _stats(lags),
+            "console_cpu_share": round(cpu_share, 3),
             "rss_mb_after": round(peak_rss_mb(), 1)}
 
 

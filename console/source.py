@@ -2,9 +2,12 @@
 imported transcript held in memory.
 
 Both hand events over in batches with their byte spans, so the screen can put the spans in the
-store and fold the events into the model in one step on the UI thread. Reading and JSON parsing
-happen on a worker thread; a long log is read in slices of a few MB so the parsed dicts of a
-100,000-event log never exist all at once.
+store and fold the events into the model in one step. All reading, parsing and folding happens on
+the UI thread, a slice at a time (a long log in slices of 1 MB, so keys go through between them
+and the parsed dicts of a 100,000-event log never exist all at once). Following a live log, a
+watcher thread only says when the file may have changed (`changes`), and the UI thread reads
+what is new (`read_new`): one thread does the Python work, so a loaded machine never makes the
+two hand the GIL to and fro while a key waits.
 
 Nothing odd about a log goes unsaid: each batch carries notices in words (malformed lines with
 their numbers, a log truncated, moved or replaced while followed) for the screen to show. After
@@ -13,6 +16,7 @@ the log restarts (truncated or replaced), events whose seq was already shown are
 from __future__ import annotations
 
 import threading
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,14 +25,14 @@ from console.store import EventStore, FileEventStore, IndexedLogReader, MemoryEv
 from sessions.follow import LogFollower
 from sessions.layout import SessionPaths
 
-SLICE_BYTES = 4 << 20
+SLICE_BYTES = 1 << 20
 
 
 @dataclass
 class Batch:
     events: list[dict]
-    starts: list[int] = field(default_factory=list)
-    lens: list[int] = field(default_factory=list)
+    starts: array | list[int] = field(default_factory=list)  # byte offsets of the events' lines
+    lens: array | list[int] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # what happened to the log, for the steerer
     new_file: bool = False  # the spans are in another file than the batch before (a replaced log)
 
@@ -48,8 +52,13 @@ class EventSource:
     def backlog(self) -> Iterator[Batch]:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def follow(self, stop: threading.Event) -> Iterator[Batch]:
+    def changes(self, stop: threading.Event) -> Iterator[None]:
+        """Wake-ups while following (on a watcher thread); nothing to follow by default."""
         return iter(())
+
+    def read_new(self) -> Batch | None:
+        """What was appended since the last read (on the UI thread); None when nothing was."""
+        return None
 
     def accept(self, batch: Batch) -> None:
         """Put a batch's events (or where they lie) in the store; call on the UI thread."""
@@ -78,6 +87,7 @@ class SessionSource(EventSource):
         self._malformed_taken = 0
         self._generation = 0
         self._max_seq = -1  # the highest seq handed over (after a restart, seqs up to it are not new)
+        self.more_to_read = False
         try:
             self._backlog_bytes = paths.events.stat().st_size
         except OSError:
@@ -88,8 +98,8 @@ class SessionSource(EventSource):
         k = self._taken
         n = len(events)
         self._taken = k + n
-        starts = reader.span_start[k:k + n].tolist()
-        lens = reader.span_len[k:k + n].tolist()
+        starts = reader.span_start[k:k + n]
+        lens = reader.span_len[k:k + n]
         notices = reader.notices[self._notices_taken:]
         self._notices_taken = len(reader.notices)
         bad = reader.malformed[self._malformed_taken:]
@@ -107,10 +117,10 @@ class SessionSource(EventSource):
                 notices.append(f"{n - len(keep)} event(s) read again were shown already (same seq): "
                                f"not shown twice")
                 events = [events[i] for i in keep]
-                starts = [starts[i] for i in keep]
-                lens = [lens[i] for i in keep]
-        for ev in events:
-            seq = ev.get("seq")
+                starts = array("q", [starts[i] for i in keep])
+                lens = array("l", [lens[i] for i in keep])
+        if events:  # seqs only grow in a log: the last one is the highest
+            seq = events[-1].get("seq")
             if isinstance(seq, int) and seq > self._max_seq:
                 self._max_seq = seq
         return Batch(events, starts, lens, notices, new_file)
@@ -134,11 +144,20 @@ class SessionSource(EventSource):
             self.store.new_file()
         self.store.add_spans(batch.starts, batch.lens)
 
-    def follow(self, stop: threading.Event) -> Iterator[Batch]:
+    def changes(self, stop: threading.Event) -> Iterator[None]:
         follower = LogFollower(self.paths.events, force_polling=self._force_polling)
-        follower.reader = self.reader  # same offsets, spans and held file as the backlog read
-        for events in follower.follow(stop):
-            yield self._batch(events)
+        yield from follower.changes(stop)
+
+    def read_new(self, max_bytes: int = SLICE_BYTES) -> Batch | None:
+        reader = self.reader
+        n_notices = len(reader.notices)
+        before = reader.offset
+        read = reader.read(max_bytes=max_bytes)
+        # a read that took most of its limit probably left more: the caller reads again soon
+        self.more_to_read = reader.offset - before > max_bytes // 2
+        if read.events or read.malformed or len(reader.notices) > n_notices:
+            return self._batch(read.events)
+        return None
 
     @property
     def malformed(self) -> list:
@@ -158,7 +177,7 @@ class MemorySource(EventSource):
         self._given = 0
 
     def backlog(self) -> Iterator[Batch]:
-        step = 20000
+        step = 2000  # folded on the UI thread: slices short enough for keys to go through
         for i in range(0, len(self._events), step):
             self._given = i + step
             yield Batch(self._events[i:i + step], notices=self._notices if i == 0 else [])

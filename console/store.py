@@ -6,6 +6,11 @@ where each event's line lies in the file (two arrays of ints) and re-reads and p
 it is shown, through an LRU cache. `IndexedLogReader` is `sessions.log.LogReader` (same
 tolerance: torn tails wait, malformed lines are skipped and reported) that also records each
 event's span. Foreign transcripts, imported in memory, live in a `MemoryEventStore`.
+
+Opening a session parses only what its rows show. A tool's output (2-20 KB each, most of a log's
+bytes) is in no row's title, so the reader skims it: the line is parsed with that string emptied
+(found by its closing quote, never decoded) and the event carries `output_skimmed` (the bytes
+left out). The whole event comes from the store when a row is expanded or searched.
 """
 from __future__ import annotations
 
@@ -21,8 +26,45 @@ from textual.cache import LRUCache
 from sessions.log import LogRead, LogReader
 
 
+SKIM_BYTES = 1024  # lines longer than this have their tool output skimmed
+_OUTPUT = b'"output":"'
+_SKIM_QUOTES = 64  # escaped quotes looked past before giving up (then the line is parsed whole)
+
+
+def skim_output(buf: bytes, start: int = 0, end: int | None = None) -> tuple[bytes, int] | None:
+    """The line buf[start:end] with its "output" string emptied, and how many bytes that left
+    out; None when the line has no such string, or finding its end would cost more than parsing
+    it. The output itself is never copied or decoded.
+
+    The string ends at its first quote that no backslash escapes; in a line written with compact
+    separators such a quote is followed by `,` (another field) or `}` (the last), so only quotes
+    followed by a comma are looked at, then the line's end."""
+    end = len(buf) if end is None else end
+    i = buf.find(_OUTPUT, start, end)
+    if i < 0:
+        return None
+    j = i + len(_OUTPUT)
+    k = j
+    for _ in range(_SKIM_QUOTES):
+        k = buf.find(b'",', k, end)
+        if k < 0:
+            k = end - 2  # the output is the line's last field: `"}`
+            if k < j or buf[k:end] != b'"}':
+                return None
+        b = k - 1
+        while buf[b] == 92:  # a backslash: the quote is escaped if an odd run of them precedes it
+            b -= 1
+        if (k - 1 - b) % 2 == 0:
+            return buf[start:j] + buf[k:end], k - j
+        if k == end - 2:
+            return None
+        k += 1
+    return None
+
+
 class IndexedLogReader(LogReader):
-    """A LogReader whose `spans` list, in step with the events it returns, holds (offset, length)."""
+    """A LogReader whose `spans` list, in step with the events it returns, holds (offset, length).
+    Long lines have their tool output skimmed (see the module's note)."""
 
     def __init__(self, path: str | os.PathLike, *, hold: bool = False) -> None:
         super().__init__(path, hold=hold)
@@ -34,32 +76,51 @@ class IndexedLogReader(LogReader):
         first_line = self.line_no + 1
         n_events = len(result.events)
         n_bad = len(result.malformed)
-        parts = chunk.split(b"\n")
-        parts.pop()
-        events = _parse_all(parts)
+        parsed, offs, lens, skimmed = _lines(chunk)
+        events = _parse_all(parsed)
         if events is not None:  # every line a whole event: one json call for the lot
-            self.line_no += len(parts)
+            self.line_no += len(parsed)
             result.events.extend(events)
-        else:  # something odd in here: the tolerant reader, line by line
+            for i, left_out in skimmed.items():
+                events[i]["output_skimmed"] = left_out
+        else:  # something odd in here: the tolerant reader, line by line (whole lines)
             super()._parse(chunk, result)
         got = len(result.events) - n_events
-        starts, lens = self.span_start, self.span_len
-        if got == len(parts):  # every line an event: the common case
-            pos = base
-            for raw in parts:
-                n = len(raw)
-                starts.append(pos)
-                lens.append(n)
-                pos += n + 1
+        if got == len(parsed):  # every line an event: the common case
+            self.span_start.extend([base + o for o in offs])
+            self.span_len.extend(lens)
             return
         bad = {m.line for m in result.malformed[n_bad:]}
-        pos = base
-        for i, raw in enumerate(parts):
-            n = len(raw)
-            if raw.strip() and first_line + i not in bad:
-                starts.append(pos)
-                lens.append(n)
-            pos += n + 1
+        for i, (o, n) in enumerate(zip(offs, lens)):
+            if chunk[o:o + n].strip() and first_line + i not in bad:
+                self.span_start.append(base + o)
+                self.span_len.append(n)
+
+
+def _lines(chunk: bytes) -> tuple[list[bytes], list[int], list[int], dict[int, int]]:
+    """The chunk's lines (it ends in a newline) as they are parsed: short ones whole, long ones
+    with their output skimmed; with each line's offset and length in the chunk, and which were
+    skimmed (index -> bytes left out). One pass, no copy of the long lines."""
+    parsed: list[bytes] = []
+    offs: list[int] = []
+    lens: list[int] = []
+    skimmed: dict[int, int] = {}
+    find = chunk.find
+    add, add_off, add_len = parsed.append, offs.append, lens.append
+    pos, total = 0, len(chunk)
+    while pos < total:
+        end = find(b"\n", pos)
+        n = end - pos
+        cut = skim_output(chunk, pos, end) if n > SKIM_BYTES else None
+        if cut is None:
+            add(chunk[pos:end])
+        else:
+            skimmed[len(parsed)] = cut[1]
+            add(cut[0])
+        add_off(pos)
+        add_len(n)
+        pos = end + 1
+    return parsed, offs, lens, skimmed
 
 
 def _parse_all(lines: list[bytes]) -> list[dict] | None:

@@ -60,13 +60,17 @@ _KERNEL_LINES = (
 def synthetic_events(n_tool_calls: int = 40, *, seed: int = 7, t0: float = T0, dt: float = 1.5,
                      eval_every: int = 10, dp_every: int = 60, human_every: int = 120,
                      end: bool = True, output_lines: int = 12, task: str = "attention-cpu",
-                     model: str = "claude-sonnet-4-5",
+                     model: str = "claude-sonnet-4-5", output_bytes: tuple[int, int] | None = None,
                      reports: dict[int, dict] | None = None) -> Iterator[dict]:
     """Events of a synthetic session, seq from 0, t from t0 in steps of dt (deterministic).
 
     Per-scenario results go where the evaluator puts them: into `reports[n]` (a report dict in
     the evaluator's JSON schema, written to evals/NNNN.json by `write_synthetic_session`), not
     into the `eval_result` summary.
+
+    `output_bytes=(lo, hi)` gives the run and read tool results outputs of lo..hi bytes (what
+    agents produce: 2-20 KB of compiler output, profiles, file contents) instead of
+    `output_lines` short lines.
     """
     rng = random.Random(seed)
     seq = 0
@@ -144,13 +148,17 @@ def synthetic_events(n_tool_calls: int = 40, *, seed: int = 7, t0: float = T0, d
                 yield ev("tool_call", id=call_id, name="run", turn=i,
                          input={"command": rng.choice(["make -j2", "perf stat ./bench",
                                                        "grep -n TILE kernel.c", "ls -la"])})
-                out = "\n".join(f"{rng.choice(_KERNEL_LINES).strip()}  # {j}"
-                                for j in range(rng.randint(output_lines // 2, output_lines)))
+                n_lines = rng.randint(output_lines // 2, output_lines)
+                if output_bytes:
+                    n_lines = rng.randint(*output_bytes) // 46
+                out = "\n".join(f"{rng.choice(_KERNEL_LINES).strip()}  # {j}" for j in range(n_lines))
             else:
                 yield ev("tool_call", id=call_id, name="read_file", turn=i,
                          input={"path": rng.choice(["kernel.c", "harness.py", "task.yaml"])})
-                out = "\n".join(rng.choice(_KERNEL_LINES)
-                                for _ in range(rng.randint(output_lines // 2, output_lines)))
+                n_lines = rng.randint(output_lines // 2, output_lines)
+                if output_bytes:
+                    n_lines = rng.randint(*output_bytes) // 46
+                out = "\n".join(rng.choice(_KERNEL_LINES) for _ in range(n_lines))
             yield ev("tool_result", id=call_id, output=out, is_error=rng.random() < 0.03,
                      duration_s=round(rng.uniform(0.01, 3.0), 2))
         d_in, d_out = rng.randint(800, 4000), rng.randint(50, 600)

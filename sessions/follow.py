@@ -57,15 +57,24 @@ class LogFollower:
         backlog = self.read_available()
         if backlog:
             yield backlog
+        for _ in self.changes(stop):
+            batch = self._batch()
+            if batch is not None:
+                yield batch
+
+    def changes(self, stop: threading.Event) -> Iterator[None]:
+        """Wake-ups, without reading: after each notification that the log may have changed, and
+        at least every `idle_check_s`. A caller that reads on another thread (the console reads
+        on its UI thread, so that one thread does all the parsing) uses this instead of follow."""
         if not self.force_polling:
             try:
-                yield from self._follow_notify(stop)
+                yield from self._changes_notify(stop)
                 return
             except Exception:  # watchfiles/inotify unavailable: fall back, losing nothing
                 self.mode = "polling"
-        yield from self._follow_poll(stop)
+        yield from self._changes_poll(stop)
 
-    def _follow_notify(self, stop: threading.Event) -> Iterator[list[dict]]:
+    def _changes_notify(self, stop: threading.Event) -> Iterator[None]:
         import watchfiles
 
         target = self.path.resolve()
@@ -83,13 +92,11 @@ class LogFollower:
         )
         self.mode = "notify"
         for _ in changes:
-            batch = self._batch()
-            if batch is not None:
-                yield batch
+            yield None
             if stop.is_set():
                 return
 
-    def _follow_poll(self, stop: threading.Event) -> Iterator[list[dict]]:
+    def _changes_poll(self, stop: threading.Event) -> Iterator[None]:
         last_size = -1
         last_check = 0.0
         while not stop.is_set():
@@ -100,7 +107,5 @@ class LogFollower:
             now = time.monotonic()
             if size != last_size or now - last_check >= self.idle_check_s:
                 last_size, last_check = size, now
-                batch = self._batch()
-                if batch is not None:
-                    yield batch
+                yield None
             stop.wait(self.poll_interval_s)

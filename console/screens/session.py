@@ -6,9 +6,11 @@ From them it computes a `ViewState` that flows down to the header, the evaluator
 and the timeline by data binding; the transcript reads the model's rows directly. Widgets talk
 back with messages (`Transcript.CursorMoved`, `Timeline.Seek`).
 
-Events arrive from a worker thread (the backlog in slices, then the live follow), are queued, and
-are folded on the UI thread in one go per wake-up, so a log written at thousands of events per
-second costs one fold and one repaint per batch, and key presses stay prompt. Until the backlog is
+Events are read, parsed and folded on the UI thread, a slice at a time: the backlog first (keys go
+through between slices), then, live, whatever a watcher thread says may be new (one wake-up per
+change, coalesced), so a log written at thousands of events per second costs one read, one fold
+and at most one repaint per sync, and key presses stay prompt. One thread does all the Python
+work: on a loaded 2-core machine two would wait on each other for the GIL while a key waits. Until the backlog is
 read the header says how much is; keys that need all of it (End, d, n, the timeline) wait for it
 and say so. What the source says about the log (malformed lines, a log truncated or replaced) is
 shown as a notice.
@@ -21,6 +23,7 @@ terminal, and the search is one line above the footer with its match count.
 """
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
 import time
@@ -56,8 +59,9 @@ PLAY_TICK_S = 0.05
 MAX_GAP_WALL_S = 1.0  # replay never waits longer than this between two events
 WAITING_AFTER_S = 30.0  # a running session quiet this long shows as "waiting"
 LIVE_TICK_S = 1.0
-MAX_QUEUED_EVENTS = 50_000  # the reader waits while this many events are not yet folded
 UI_SYNC_S = 0.1  # new events reach the widgets at most this often (each sync is one repaint)
+FLOOD_SYNC_S = 0.25  # ... and while a flood scrolls a screenful of rows by at each sync
+FLOOD_ROWS = 40
 WIDE = 120  # columns from which the evaluator panel sits beside the transcript
 SEARCH_CAP = 10_000  # matches counted at most (beyond: "10000+")
 
@@ -88,8 +92,8 @@ class SessionScreen(Screen):
     playing: reactive[bool] = reactive(False, repaint=False)
     speed: reactive[float] = reactive(1.0, repaint=False)
 
-    class EventsReady(Message):
-        """Batches are queued for folding (posted from the reader thread)."""
+    class LogChanged(Message):
+        """The log may have grown (posted from the watcher thread; one at a time)."""
 
     class Loaded(Message):
         """The backlog is folded: the session is on screen (the benchmark waits for this)."""
@@ -115,8 +119,6 @@ class SessionScreen(Screen):
         self._inbox_poll = inbox_poll and mode == "live" and source.paths is not None
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._pending: list[Batch | None] = []
-        self._pending_events = 0
         self._signalled = False
         self._vt = 0.0
         self._play_timer = None
@@ -124,6 +126,7 @@ class SessionScreen(Screen):
         self._unsynced_added = 0
         self._unsynced_changed: set[int] = set()
         self._last_sync = 0.0
+        self._last_sync_rows = 0
         self._sync_timer = None
         self._when_loaded: list[Callable[[], None]] = []
         self.notices: list[str] = []  # what was said about the log (also shown as notifications)
@@ -214,34 +217,43 @@ class SessionScreen(Screen):
 
     # -- events in ----------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="events")
-    def _read_events(self) -> None:
+    @work(exclusive=True, group="backlog")
+    async def _read_events(self) -> None:
+        """The backlog, a slice at a time (keys and repaints go through between slices); then,
+        live, the watcher."""
         for batch in self.source.backlog():
             if self._stop.is_set():
                 return
-            self._deliver(batch)
-        self._deliver(None)  # the backlog is done
+            self._fold([batch])
+            await asyncio.sleep(0)
+        self._fold([None])  # the backlog is done
         if self.mode == "live":
-            for batch in self.source.follow(self._stop):
-                self._deliver(batch)
+            self._watch_log()
 
-    def _deliver(self, item: Batch | None) -> None:
-        with self._lock:
-            self._pending.append(item)
-            self._pending_events += len(item.events) if item else 0
-            signal = not self._signalled
-            self._signalled = True
-        if signal:
-            self.post_message(self.EventsReady())
-        while self._pending_events > MAX_QUEUED_EVENTS and not self._stop.is_set():
-            time.sleep(0.005)
+    @work(thread=True, exclusive=True, group="watch")
+    def _watch_log(self) -> None:
+        """Only waits (no parsing here): each wake-up becomes one LogChanged at a time."""
+        for _ in self.source.changes(self._stop):
+            with self._lock:
+                signal = not self._signalled
+                self._signalled = True
+            if signal:
+                self.post_message(self.LogChanged())
 
-    def on_session_screen_events_ready(self, message: EventsReady) -> None:
-        """Fold what the reader queued; show it now, or at the next sync if one was just done."""
+    def on_session_screen_log_changed(self, message: LogChanged) -> None:
         with self._lock:
-            items, self._pending = self._pending, []
-            self._pending_events = 0
             self._signalled = False
+        batch = self.source.read_new()
+        if batch is not None:
+            self._fold([batch])
+        if getattr(self.source, "more_to_read", False):  # a burst: the rest after pending keys
+            with self._lock:
+                self._signalled = True
+            self.post_message(self.LogChanged())
+
+    def _fold(self, items: list[Batch | None]) -> None:
+        """Fold batches (None: the backlog is all read); show them now, or at the next sync if
+        one was just done."""
         finished = False
         model = self.model
         for item in items:
@@ -259,7 +271,10 @@ class SessionScreen(Screen):
             return
         if not self._unsynced_added and not self._unsynced_changed:
             return
-        wait = UI_SYNC_S - (time.monotonic() - self._last_sync)
+        # a flood gets fewer, larger repaints: nobody reads 2,000 events a second, and the time a
+        # repaint takes is time a key waits
+        interval = FLOOD_SYNC_S if self._last_sync_rows >= FLOOD_ROWS else UI_SYNC_S
+        wait = interval - (time.monotonic() - self._last_sync)
         if wait <= 0:
             self._sync_ui()
         elif self._sync_timer is None:
@@ -273,6 +288,7 @@ class SessionScreen(Screen):
         self._last_sync = time.monotonic()
         added, changed = self._unsynced_added, self._unsynced_changed
         self._unsynced_added, self._unsynced_changed = 0, set()
+        self._last_sync_rows = added
         transcript = self.transcript
         if self.goal_unknown:
             transcript.goal = goal_geomean(self.model.start.get("goal"))

@@ -8,6 +8,8 @@ than `COMPACT_BELOW` rows) it is at most four lines: the decision point, then th
 """
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -19,6 +21,9 @@ from console.widgets.lines import PartStyles
 _STYLES = ("title", "kind", "evidence", "number", "question", "hint", "sent", "waiting",
            "answered", "readonly")
 COMPACT_BELOW = 30  # terminal rows
+# the dock flapping (shown and hidden again and again by a flood of decision points) shows or
+# hides at most every MIN_TOGGLE_S; a steerer's own dismiss is never delayed
+FLAP_TOGGLES, FLAP_WINDOW_S, MIN_TOGGLE_S = 3, 1.0, 0.5
 
 
 class QuestionDock(PartStyles, Widget):
@@ -30,6 +35,13 @@ class QuestionDock(PartStyles, Widget):
     _lines = 0
     _rendered_key: tuple | None = None
     _rendered: Text
+    _toggles: list[float] = []
+    _toggle_timer = None
+    _update_pending = False
+
+    def _toggle_due(self) -> None:
+        self._toggle_timer = None
+        self._update_display()
 
     @property
     def compact(self) -> bool:
@@ -57,15 +69,37 @@ class QuestionDock(PartStyles, Widget):
         return 9 if height >= 36 else 5
 
     def watch_state(self, state: ViewState | None) -> None:
-        self._update_display()
+        self._update_soon()
 
     def watch_suggestions(self) -> None:
+        self._update_soon()
+
+    def _update_soon(self) -> None:
+        """The state and its suggestions arrive one after the other: look at both once settled
+        (else the height flips between them, and each flip re-lays the screen out)."""
+        if not self._update_pending:
+            self._update_pending = True
+            self.call_later(self._update_now)
+
+    def _update_now(self) -> None:
+        self._update_pending = False
         self._update_display()
 
     def _update_display(self) -> None:
         s = self.state
         show = bool(s and (s.decision is not None or s.posted))
         if show != self.display:
+            # showing or hiding re-lays the whole screen out; a log that opens and closes
+            # decision points many times a second (a flood) gets at most a few of those
+            now = time.monotonic()
+            recent = [t for t in self._toggles if now - t < FLAP_WINDOW_S]
+            if len(recent) >= FLAP_TOGGLES:
+                wait = recent[-1] + MIN_TOGGLE_S - now
+                if wait > 0:
+                    if self._toggle_timer is None:
+                        self._toggle_timer = self.set_timer(wait, self._toggle_due)
+                    return
+            self._toggles = [*recent, now]
             self.display = show
         if not show:
             return

@@ -167,9 +167,13 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
     def rows_changed(self, added: int, changed: set[int] | frozenset = frozenset()) -> None:
         """The model gained `added` rows at its end and changed rows `changed` in place."""
         width = self._layout_width
-        if not width:
+        if not width:  # not laid out yet (rows may come before the first resize)
             if self.is_mounted and self.size.width:
                 self._relayout(self._content_width())
+            if self.follow and self.model.rows:  # the tail, once there is a layout to show it
+                self.set_reactive(Transcript.cursor, len(self.model.rows) - 1)
+                if self._layout_width:
+                    self.call_after_refresh(self._scroll_to_end)
             return
         first_dirty = None
         for r in sorted(changed):

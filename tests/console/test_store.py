@@ -87,3 +87,55 @@ def test_session_source_hands_over_batches_with_their_spans(tmp_path):
         src.accept(b)
     assert sum(len(b.events) for b in batches) == len(events) == len(src.store)
     assert src.store.get(len(events) - 1) == events[-1]
+
+
+def test_long_tool_outputs_are_skimmed_not_parsed_and_come_back_whole(tmp_path):
+    """Opening parses what rows show: a long tool output is left out of the parsed event (its
+    size noted), and the store gives the whole event back. Outputs that try to fool the skimmer
+    (escaped quotes, a backslash before the closing quote, the key itself in the text, non-ASCII)
+    come back exactly."""
+    path = tmp_path / "events.jsonl"
+    tricky = [
+        'say "hi" ' * 300,
+        "C:\\\\path\\\\ends with a backslash\\\\" * 80 + "\\",
+        'x "output":"not the key" ' * 100,
+        "ünïcödé ✓ " * 300,
+        '"' * 1000,
+        '\\", ' * 200,  # escaped quotes followed by commas, more than the skimmer looks past
+        "short",
+    ]
+    events = [{"v": 1, "seq": i, "t": 1.0 + i, "type": "tool_result", "id": f"c{i}", "output": out,
+               "is_error": i == 1, "duration_s": 0.5} for i, out in enumerate(tricky)]
+    write_events(path, events)
+    reader = IndexedLogReader(path)
+    read = reader.read().events
+    assert [e["seq"] for e in read] == list(range(len(tricky)))
+    assert [bool(e.get("output_skimmed")) for e in read] == [True] * 5 + [False, False]
+    assert all(e["output"] == "" for e in read[:5]) and read[5]["output"] == tricky[5]
+    assert read[1]["is_error"] is True and read[0]["duration_s"] == 0.5
+    store = FileEventStore(path)
+    store.add_spans(reader.span_start, reader.span_len)
+    assert [store.get(i) for i in range(len(events))] == events
+    assert store.matching("not the key", 0, len(events), 10) == [2]
+
+
+def test_a_session_opened_in_the_console_folds_skimmed_outputs_into_the_same_rows(tmp_path):
+    from console.model import SessionModel
+
+    path = tmp_path / "s" / "events.jsonl"
+    path.parent.mkdir()
+    events = list(synthetic_events(60, output_bytes=(2000, 20000)))
+    write_events(path, events)
+    source = SessionSource(SessionPaths(path.parent))
+    skimmed = SessionModel(source.store)
+    for batch in source.backlog():
+        assert all(len(e["output"]) < 1000 for e in batch.events if e["type"] == "tool_result")
+        source.accept(batch)
+        skimmed.add(batch.events)
+    whole = SessionModel()
+    whole.store.extend(events)
+    whole.add(events)
+    assert [(r.kind, r.title, r.status, r.note) for r in skimmed.rows] == \
+        [(r.kind, r.title, r.status, r.note) for r in whole.rows]
+    big = next(e for e in events if e["type"] == "tool_result" and len(e["output"]) > 2000)
+    assert source.store.get(events.index(big)) == big
