@@ -2,12 +2,12 @@
 imported transcript held in memory.
 
 Both hand events over in batches with their byte spans, so the screen can put the spans in the
-store and fold the events into the model in one step. All reading, parsing and folding happens on
-the UI thread, a slice at a time (a long log in slices of 1 MB, so keys go through between them
-and the parsed dicts of a 100,000-event log never exist all at once). Following a live log, a
-watcher thread only says when the file may have changed (`changes`), and the UI thread reads
-what is new (`read_new`): one thread does the Python work, so a loaded machine never makes the
-two hand the GIL to and fro while a key waits.
+store and fold the events into the model in one step. A backlog is read and parsed on a worker
+thread in slices of 4 MB (so the parsed dicts of a 100,000-event log never exist all at once),
+each folded on the UI thread while the worker waits.
+Following a live log, a watcher thread only says when the file may have changed (`changes`), and
+the UI thread reads what is new (`read_new`): one thread does the Python work, so a loaded machine
+never makes two hand the GIL to and fro while a key waits.
 
 Nothing odd about a log goes unsaid: each batch carries notices in words (malformed lines with
 their numbers, a log truncated, moved or replaced while followed) for the screen to show. After
@@ -25,7 +25,7 @@ from console.store import EventStore, FileEventStore, IndexedLogReader, MemoryEv
 from sessions.follow import LogFollower
 from sessions.layout import SessionPaths
 
-SLICE_BYTES = 1 << 20
+SLICE_BYTES = 4 << 20
 
 
 @dataclass

@@ -6,11 +6,12 @@ From them it computes a `ViewState` that flows down to the header, the evaluator
 and the timeline by data binding; the transcript reads the model's rows directly. Widgets talk
 back with messages (`Transcript.CursorMoved`, `Timeline.Seek`).
 
-Events are read, parsed and folded on the UI thread, a slice at a time: the backlog first (keys go
-through between slices), then, live, whatever a watcher thread says may be new (one wake-up per
-change, coalesced), so a log written at thousands of events per second costs one read, one fold
-and at most one repaint per sync, and key presses stay prompt. One thread does all the Python
-work: on a loaded 2-core machine two would wait on each other for the GIL while a key waits. Until the backlog is
+The backlog is read and parsed on a worker thread a slice at a time, each slice folded on the UI
+thread while the worker waits (keys go through between slices). Then, live, a watcher thread only
+says when the log may have grown (one wake-up at a time) and the UI thread reads, parses and folds
+what is new: a log written at thousands of events per second costs one read, one fold and at
+most one repaint per sync. Never do two threads run Python at once: on a loaded 2-core machine
+they would wait on each other for the GIL while a key waits. Until the backlog is
 read the header says how much is; keys that need all of it (End, d, n, the timeline) wait for it
 and say so. What the source says about the log (malformed lines, a log truncated or replaced) is
 shown as a notice.
@@ -23,7 +24,6 @@ terminal, and the search is one line above the footer with its match count.
 """
 from __future__ import annotations
 
-import asyncio
 import gc
 import threading
 import time
@@ -217,18 +217,21 @@ class SessionScreen(Screen):
 
     # -- events in ----------------------------------------------------------------------------
 
-    @work(exclusive=True, group="backlog")
-    async def _read_events(self) -> None:
-        """The backlog, a slice at a time (keys and repaints go through between slices); then,
-        live, the watcher."""
-        for batch in self.source.backlog():
-            if self._stop.is_set():
-                return
-            self._fold([batch])
-            await asyncio.sleep(0)
-        self._fold([None])  # the backlog is done
-        if self.mode == "live":
-            self._watch_log()
+    @work(thread=True, exclusive=True, group="backlog")
+    def _read_events(self) -> None:
+        """The backlog: read and parsed here a slice at a time, each folded on the UI thread
+        while this one waits (the two never run Python at once; keys go through between
+        slices). Then, live, the watcher."""
+        try:
+            for batch in self.source.backlog():
+                if self._stop.is_set():
+                    return
+                self.app.call_from_thread(self._fold, [batch])
+            self.app.call_from_thread(self._fold, [None])  # the backlog is done
+            if self.mode == "live" and not self._stop.is_set():
+                self.app.call_from_thread(self._watch_log)
+        except RuntimeError:  # the app closed while this was reading: nothing to show it to
+            return
 
     @work(thread=True, exclusive=True, group="watch")
     def _watch_log(self) -> None:
@@ -273,7 +276,7 @@ class SessionScreen(Screen):
             return
         # a flood gets fewer, larger repaints: nobody reads 2,000 events a second, and the time a
         # repaint takes is time a key waits
-        interval = FLOOD_SYNC_S if self._last_sync_rows >= FLOOD_ROWS else UI_SYNC_S
+        interval = FLOOD_SYNC_S if self._last_sync_rows >= FLOOD_ROWS or not self.loaded else UI_SYNC_S
         wait = interval - (time.monotonic() - self._last_sync)
         if wait <= 0:
             self._sync_ui()
