@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests" / "support"))  # test-support modules, importable by name
 SHARED = REPO.parent / "shared"
 TRANSCRIPTS = SHARED / "data" / "transcripts"
 

@@ -52,13 +52,15 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
     """Rows of a `SessionModel`; the screen tells it when rows were added or changed."""
 
     BINDINGS = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup,ctrl+b", "page(-1)", "Page up", show=False),
-        Binding("pagedown,ctrl+f", "page(1)", "Page down", show=False),
-        Binding("home,g", "first", "First row", show=False),
-        Binding("end,G", "last", "Last row / follow", show=False),
-        Binding("enter", "toggle_expand", "expand", show=True),
+        Binding("up,k", "cursor(-1)", "Up", show=False, tooltip="up a row (replay: step back)"),
+        Binding("down,j", "cursor(1)", "Down", show=False, tooltip="down a row (replay: step forward)"),
+        Binding("pageup,ctrl+b", "page(-1)", "Page up", show=False, tooltip="up a page"),
+        Binding("pagedown,ctrl+f", "page(1)", "Page down", show=False, tooltip="down a page"),
+        Binding("home,g", "first", "First row", show=False, tooltip="the first row"),
+        Binding("end,G", "last", "Last row / follow", show=False,
+                tooltip="the last row (live: follow the tail)"),
+        Binding("enter", "toggle_expand", "expand", show=True,
+                tooltip="expand or collapse the row (a tool's input and output, edits as diffs)"),
     ]
 
     COMPONENT_CLASSES = {f"transcript--{name}" for name in STYLE_NAMES}

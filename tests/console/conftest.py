@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from console.synthetic import write_synthetic_session
+from synthetic_session import write_synthetic_session
 from console_helpers import LiveSession
 from sessions.layout import SessionPaths
 

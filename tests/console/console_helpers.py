@@ -8,7 +8,7 @@ from pathlib import Path
 
 from console.app import ConsoleApp
 from console.bank import BankSource
-from console.synthetic import T0, synthetic_events
+from synthetic_session import T0, synthetic_events
 from sessions.layout import SessionPaths
 from sessions.log import SessionWriter
 

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from console.source import Batch, MemorySource
-from console.synthetic import synthetic_events, write_synthetic_session
+from synthetic_session import synthetic_events, write_synthetic_session
 from console_helpers import LiveSession, make_app, screen_text, wait_for, wait_loaded
 
 pytestmark = pytest.mark.anyio

@@ -64,7 +64,7 @@ async def test_a_claude_code_transcript_replays():
 @pytest.mark.anyio
 async def test_live_ranking_from_the_real_bank_when_a_decision_point_has_no_suggestions(tmp_path):
     pytest.importorskip("questions")
-    from console.synthetic import synthetic_events, write_events
+    from synthetic_session import synthetic_events, write_events
     from sessions.layout import SessionPaths
 
     sp = SessionPaths(tmp_path / "bare")

@@ -10,7 +10,7 @@ from console.palette import screen_commands
 from console.screens.ask import AskScreen
 from console.screens.bank_browser import BankBrowser
 from console.screens.session import COMMON_BINDINGS, LiveScreen, ReplayScreen
-from console.synthetic import T0, synthetic_events, write_events
+from synthetic_session import T0, synthetic_events, write_events
 from console.widgets.dock import QuestionDock
 from console.widgets.evalpanel import EvalPanel
 from console.widgets.transcript import Transcript

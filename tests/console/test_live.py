@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from console.synthetic import T0
+from synthetic_session import T0
 from console_helpers import fixed_clock, make_app, screen_text, wait_for, wait_loaded
 from sessions.inbox import Inbox
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from console.model import (DECISION, EVAL, HUMAN, OTHER, START, STREAM, TEXT, TOOL, SessionModel,
                            goal_geomean, tool_summary)
 from console.store import MemoryEventStore
-from console.synthetic import synthetic_events
+from synthetic_session import synthetic_events
 
 
 def fold(events) -> SessionModel:

@@ -77,7 +77,7 @@ def test_the_fast_line_path_draws_what_the_rich_path_draws():
     from rich.style import Style
 
     from console.render import fit_segments, line_pieces
-    from console.synthetic import synthetic_events
+    from synthetic_session import synthetic_events
 
     events = list(synthetic_events(120))
     m = SessionModel(MemoryEventStore(events))

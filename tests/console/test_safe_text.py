@@ -7,7 +7,7 @@ from rich.text import Text
 
 from console.safe_text import clean, clean_line, safe_text
 from console_helpers import make_app, screen_text, wait_loaded
-from console.synthetic import T0
+from synthetic_session import T0
 from console.store import FileEventStore
 from sessions.layout import SessionPaths
 from sessions.log import SessionWriter

@@ -9,7 +9,7 @@ from rich.segment import Segment
 from textual.filter import NoColor
 
 from console.screens.keys import KeysScreen
-from console.synthetic import write_synthetic_session
+from synthetic_session import write_synthetic_session
 from console.widgets.dock import QuestionDock
 from console.widgets.evalpanel import EvalLine, EvalPanel
 from console_helpers import LiveSession, fixed_bank, make_app, screen_text, wait_for, wait_loaded

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from console.synthetic import write_synthetic_session
+from synthetic_session import write_synthetic_session
 from console_helpers import LiveSession, make_app, wait_loaded
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
@@ -24,7 +24,7 @@ def running(tmp_path):
     """A running session (the writer holds the lock) in the middle of an evaluation."""
     s = LiveSession(tmp_path / "running", n_tool_calls=58, dp_every=0, human_every=0)
     s.write()
-    from console.synthetic import synthetic_events
+    from synthetic_session import synthetic_events
 
     # the next evaluation, up to its second progress step
     for ev in synthetic_events(70, dp_every=0, human_every=0, end=False):

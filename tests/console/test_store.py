@@ -5,7 +5,7 @@ import json
 
 from console.source import SessionSource
 from console.store import FileEventStore, IndexedLogReader, MemoryEventStore, searchable
-from console.synthetic import synthetic_events, write_events
+from synthetic_session import synthetic_events, write_events
 from sessions.layout import SessionPaths
 
 

@@ -86,7 +86,7 @@ def synthetic_events(n_tool_calls: int = 40, *, seed: int = 7, t0: float = T0, d
 
     yield ev("session_start", task=task, goal={"all_correct": True, "min_geomean": 1.2},
              agent="scripted", model=model, host="node-7", device="cpu",
-             recorded_by="console.synthetic (test data)")
+             recorded_by="tests/support/synthetic_session.py (test data)")
     geomean, best, n_eval = 0.92, None, 0
     tokens_in = tokens_out = 0
     cost = 0.0
