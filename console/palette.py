@@ -27,7 +27,9 @@ class Command:
 
 
 def _key_label(app, binding: Binding) -> str:
-    if binding.key_display:
+    """The binding's own keys (the footer's `key_display` stands for a group, like d/D, whose
+    other keys are listed apart), except for a group whose others are not listed (1-9)."""
+    if binding.key_display and binding.action.startswith("send("):
         return binding.key_display
     return ", ".join(app.get_key_display(Binding(k, "")) for k in binding.key.split(","))
 

@@ -16,7 +16,14 @@ def add_sessions_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def not_yet(what: str, issue: int) -> int:
-    """A subcommand that a later issue fills: say so in one line, exit 2."""
-    print(f"kernelseek: {what} is not built yet (issue #{issue})", file=sys.stderr)
-    return 2
+def print_wrapped(line: str, indent: int) -> None:
+    """Print a line; on a terminal, wrapped to its width with the rest indented by `indent`
+    (piped output stays one line per item, for grep and friends)."""
+    if not sys.stdout.isatty():
+        print(line)
+        return
+    import shutil
+    import textwrap
+
+    width = max(40, shutil.get_terminal_size().columns - 1)
+    print(textwrap.fill(line, width, subsequent_indent=" " * indent, break_on_hyphens=False))

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from console.commands import add_sessions_dir
+from console.commands import add_sessions_dir, print_wrapped
 
 HELP = "the question bank: validate, list, show, suggest"
 
@@ -151,11 +151,11 @@ def _suggest(args: argparse.Namespace) -> int:
         print(f"{loaded.path}: no decision point yet")
         return 0
     where = f" at seq {dp.about_seq}" if dp.about_seq is not None else ""
-    print(f"{dp.kind}{where}: {dp.evidence}")
+    print_wrapped(f"{dp.kind}{where}: {dp.evidence}", 2)
     arch = ctx.arch or "unknown"
     caps = ", ".join(sorted(ctx.capabilities)) or "none"
     print(f"  arch {arch}; capabilities {caps}")
     for i, it in enumerate(items, 1):
         asked = "  (asked)" if ctx.was_asked(it) else ""
-        print(f"  {i}. {it.text}  [{it.id}]{asked}")
+        print_wrapped(f"  {i}. {it.text}  [{it.id}]{asked}", 5)
     return 0

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from console.commands import add_sessions_dir
+from console.commands import add_sessions_dir, print_wrapped
 
 HELP = "list the decision points in a session or transcript"
 DESCRIPTION = """\
@@ -126,12 +126,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     since = elapsed(loaded.events)
     summary = ", ".join(f"{k} {n}" for k, n in counts.items() if n) or "none"
-    print(f"{loaded.path} ({loaded.format}): {len(loaded.events)} events, {len(points)} decision points: {summary}")
+    print_wrapped(f"{loaded.path} ({loaded.format}): {len(loaded.events)} events, {len(points)} decision points: "
+                  f"{summary}", 2)
     for note in loaded.notes:
         print(f"  note: {note}")
     for n, dp in enumerate(points):
         seq = "" if dp.about_seq is None else str(dp.about_seq)
-        print(f"{seq:>7} {clock(since.get(dp.about_seq)):>9}  {dp.kind:<17} {dp.strength:4.2f}  {dp.evidence}")
+        print_wrapped(f"{seq:>7} {clock(since.get(dp.about_seq)):>9}  {dp.kind:<17} {dp.strength:4.2f}  "
+                      f"{dp.evidence}", 43)
         for i, item in enumerate(ranked[n], 1):
-            print(f"{'':>19}{i}. {item.text}  [{item.id}]")
+            print_wrapped(f"{'':>19}{i}. {item.text}  [{item.id}]", 22)
     return 0

@@ -5,6 +5,8 @@ import argparse
 import json
 import sys
 
+from console.commands import print_wrapped
+
 HELP = "mine steering logs and transcripts into bank candidates"
 DESCRIPTION = """\
 Read human messages from steering logs ($KERNELSEEK_HOME/steering.jsonl), sessions (a directory
@@ -112,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     split = ", ".join(f"{n} {k}" for k, n in by.items())
-    print(f"mined {len(result.messages)} human messages from {len(result.reads)} log(s), "
-          f"{result.sessions} session(s): {split}")
+    print_wrapped(f"mined {len(result.messages)} human messages from {len(result.reads)} log(s), "
+                  f"{result.sessions} session(s): {split}", 2)
     for r in result.reads:
         for note in r.notes:
             print(f"  note: {r.path}: {note}")
@@ -123,13 +125,13 @@ def run(args: argparse.Namespace) -> int:
         line += f" (merged into {args.merge}; {len(saved['updated'])} item(s) updated)"
     if known:
         line += f"; {known} already in the bank"
-    print(line)
+    print_wrapped(line, 2)
     for c in result.ranked()[:5]:
         if c.match:
             continue
         g = c.stats.get("mean_gain")
         gain = f"{g * 100:+.1f}%" if isinstance(g, (int, float)) else "no gain measured"
-        print(f"  {c.stats.get('asked', 0):>3}x  {gain:>14}  {c.text}")
+        print_wrapped(f"  {c.stats.get('asked', 0):>3}x  {gain:>14}  {c.text}", 23)
     if args.report:
         print(f"report: {args.report}")
     return 0

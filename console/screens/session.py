@@ -66,8 +66,7 @@ WIDE = 120  # columns from which the evaluator panel sits beside the transcript
 SEARCH_CAP = 10_000  # matches counted at most (beyond: "10000+")
 
 COMMON_BINDINGS = [
-    Binding("d", "jump('decision', 1)", "decision", key_display="d/D",
-            tooltip="next decision point (D: the previous one)"),
+    Binding("d", "jump('decision', 1)", "decision", key_display="d/D", tooltip="next decision point"),
     Binding("D", "jump('decision', -1)", "previous decision point", show=False),
     Binding("h", "jump('human', 1)", "next human message", show=False),
     Binding("H", "jump('human', -1)", "previous human message", show=False),
@@ -726,8 +725,9 @@ class SessionScreen(Screen):
 class LiveScreen(SessionScreen):
     BINDINGS = [
         Binding("1", "send(1)", "send", key_display="1-9",
-                tooltip="send the decision point's question 1 (2-9: the others)"),
-        *[Binding(str(i), f"send({i})", f"send question {i}", show=False) for i in range(2, 10)],
+                tooltip="send the decision point's question with that number"),
+        # listed once, as 1-9 (system: not in the palette or the keys list on their own)
+        *[Binding(str(i), f"send({i})", f"send question {i}", show=False, system=True) for i in range(2, 10)],
         Binding("q", "ask", "ask", tooltip="ask the agent your own question"),
         Binding("b", "bank", "bank", tooltip="browse the question bank and send one"),
         Binding("x", "dismiss_decision", "dismiss the decision point", show=False),

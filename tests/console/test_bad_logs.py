@@ -134,8 +134,8 @@ async def test_a_large_replay_says_it_is_reading_and_end_and_d_wait_for_it():
         assert not screen.loaded
         assert "reading the log" in screen_text(app).splitlines()[0]
         await pilot.press("end")
-        await pilot.pause()
-        assert any("still reading the log" in str(n.message) for n in app._notifications)
+        await wait_for(pilot, lambda: any("still reading the log" in str(n.message) for n in app._notifications))
+        assert screen._when_loaded
         source.gate.set()
         await wait_loaded(pilot)
         await pilot.pause()
@@ -164,3 +164,20 @@ def test_a_session_log_with_only_a_long_first_line_is_not_refused(tmp_path):
     assert not_a_log(path) is None
     path.write_text("")
     assert not_a_log(path) is None  # empty: a session about to start
+
+
+async def test_a_torn_inbox_line_is_said_in_the_console(tmp_path):
+    s = LiveSession(tmp_path / "live", n_tool_calls=10, dp_every=0, human_every=0)
+    s.write()
+    try:
+        (s.paths.root / "inbox.jsonl").write_bytes(b'{"type":"inbox","id":"m1","text":"half a ques')
+        app = make_app(s.paths)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_loaded(pilot)
+            screen = app.screen
+            msg = screen.post_question("What does the profile say?", source="free")
+            await wait_for(pilot, lambda: any("inbox.jsonl:1" in n for n in screen.notices), timeout=5)
+            assert any("will not be delivered" in n for n in screen.notices)
+            assert [p.inbox_id for p in screen.view_state.posted] == [msg.id]
+    finally:
+        s.close()
