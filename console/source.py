@@ -72,6 +72,9 @@ class EventSource:
         """How much of the backlog has been read (0..1), where that can be told."""
         return None
 
+    def close(self) -> None:
+        """Let go of open files (the screen is gone)."""
+
 
 class SessionSource(EventSource):
     """A session directory's events.jsonl."""
@@ -138,6 +141,10 @@ class SessionSource(EventSource):
                 yield self._batch(read.events)
             elif self.reader.offset == before:
                 return
+
+    def close(self) -> None:
+        self.reader.close()
+        self.store.close()
 
     def accept(self, batch: Batch) -> None:
         if batch.new_file:

@@ -272,6 +272,12 @@ class FileEventStore(EventStore):
                 os.close(fd)
         self._fds = [None] * len(self._fds)
 
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
     def search(self, query: str, start: int, direction: int = 1) -> int | None:
         """Scan the file's bytes for the query, then confirm on the parsed event.
 

@@ -285,6 +285,12 @@ class LogReader:
             self._file.close()
             self._file = None
 
+    def __del__(self) -> None:  # a held file goes with its reader
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
     def _restart(self, notice: str) -> None:
         self.notices.append(notice)
         self.offset = 0

@@ -183,6 +183,7 @@ class SessionScreen(Screen):
 
     def on_unmount(self) -> None:
         self._stop.set()
+        self.source.close()
 
     def on_resize(self) -> None:
         self._place_evals()
@@ -229,8 +230,10 @@ class SessionScreen(Screen):
             self.app.call_from_thread(self._fold, [None])  # the backlog is done
             if self.mode == "live" and not self._stop.is_set():
                 self.app.call_from_thread(self._watch_log)
-        except RuntimeError:  # the app closed while this was reading: nothing to show it to
-            return
+        except (RuntimeError, ValueError, OSError):
+            if self._stop.is_set():  # the screen closed (and its files) while this was reading
+                return
+            raise
 
     @work(thread=True, exclusive=True, group="watch")
     def _watch_log(self) -> None:
