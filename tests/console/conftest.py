@@ -32,3 +32,12 @@ def live(tmp_path):
 def anyio_backend():
     """Async tests (`pytest.mark.anyio`) run on asyncio, as Textual does."""
     return "asyncio"
+
+
+@pytest.fixture
+def deciding(tmp_path):
+    """A running session (the writer holds the lock) whose last event is an open decision point."""
+    s = LiveSession(tmp_path / "deciding", n_tool_calls=60, dp_every=30, human_every=0)
+    s.write()
+    yield s
+    s.close()

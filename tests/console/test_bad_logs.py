@@ -63,44 +63,31 @@ def test_text_that_is_not_a_log_is_refused_and_a_file_of_bytes_too(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-async def test_a_followed_log_truncated_then_written_again_is_said_and_not_doubled(tmp_path):
-    s = LiveSession(tmp_path / "live", n_tool_calls=20, dp_every=0, human_every=0)
-    s.write()
-    try:
-        app = make_app(s.paths)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await wait_loaded(pilot)
-            screen = app.screen
-            before = len(screen.model)
-            # someone truncates the log and the runner's next lines land in the empty file
-            with open(s.paths.events, "r+b") as f:
-                f.truncate(0)
-            s.append_more(3)
-            await wait_for(pilot, lambda: len(screen.model) == before + 3)
-            assert any("was truncated" in n for n in screen.notices)
-            seqs = list(screen.model.seqs)
-            assert len(seqs) == len(set(seqs))
-    finally:
-        s.close()
+def _truncate(paths) -> None:
+    """Someone empties the log; the runner's next lines land in the empty file."""
+    with open(paths.events, "r+b") as f:
+        f.truncate(0)
 
 
-async def test_a_followed_log_renamed_under_its_writer_goes_on(tmp_path):
-    s = LiveSession(tmp_path / "live", n_tool_calls=20, dp_every=0, human_every=0)
-    s.write()
-    try:
-        app = make_app(s.paths)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await wait_loaded(pilot)
-            screen = app.screen
-            before = len(screen.model)
-            s.paths.events.rename(s.paths.root / "events.moved.jsonl")
-            s.append_more(4)
-            await wait_for(pilot, lambda: len(screen.model) == before + 4)
-            assert any("was moved or deleted" in n for n in screen.notices)
-            shown = [str(n.message) for n in app._notifications]  # said on screen, not only kept
-            assert any("was moved or deleted" in m for m in shown)
-    finally:
-        s.close()
+def _rename(paths) -> None:
+    """Someone moves the log away while its runner still appends to it."""
+    paths.events.rename(paths.root / "events.moved.jsonl")
+
+
+@pytest.mark.parametrize("move, said", [(_truncate, "was truncated"), (_rename, "was moved or deleted")],
+                         ids=["truncated", "renamed"])
+async def test_a_followed_log_truncated_or_renamed_is_said_and_followed_on(live, move, said):
+    app = make_app(live.paths)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_loaded(pilot)
+        screen = app.screen
+        before = len(screen.model)
+        move(live.paths)
+        live.append_more(3)
+        await wait_for(pilot, lambda: len(screen.model) == before + 3)
+        assert any(said in n for n in screen.notices)
+        assert any(said in str(n.message) for n in app._notifications)  # said on screen, not only kept
+        assert len(list(screen.model.seqs)) == len(set(screen.model.seqs))  # nothing shown twice
 
 
 class GatedSource(MemorySource):

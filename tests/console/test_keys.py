@@ -210,23 +210,6 @@ async def test_e_hides_and_shows_the_evaluator_panel(session):
         assert panel.display
 
 
-async def test_question_mark_shows_the_keys(session):
-    from console.screens.keys import KeysScreen
-
-    app = make_app(session)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_loaded(pilot)
-        width = app.screen.transcript.size.width
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, KeysScreen)
-        text = screen_text(app)
-        assert "Next decision point" in text and "Search the transcript" in text
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, LiveScreen) and app.screen.transcript.size.width == width
-
-
 async def test_enter_expands_and_collapses_the_cursor_row(session):
     app = make_app(session, "replay")
     async with app.run_test(size=SIZE) as pilot:

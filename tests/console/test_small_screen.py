@@ -28,14 +28,6 @@ def transcript_share(app) -> float:
     return (t.region.area - covered) / (app.size.width * app.size.height)
 
 
-@pytest.fixture
-def deciding(tmp_path):
-    s = LiveSession(tmp_path / "deciding", n_tool_calls=60, dp_every=30, human_every=0)
-    s.write()
-    yield s
-    s.close()
-
-
 async def test_the_transcript_keeps_sixty_percent_of_80x24_with_a_decision_point_open(deciding):
     app = make_app(deciding.paths, clock=lambda: deciding.last_t + 4)
     async with app.run_test(size=SMALL) as pilot:

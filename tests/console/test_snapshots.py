@@ -37,15 +37,6 @@ def running(tmp_path):
     s.close()
 
 
-@pytest.fixture
-def deciding(tmp_path):
-    """A running session whose last event is an open decision point."""
-    s = LiveSession(tmp_path / "deciding", n_tool_calls=60, dp_every=30, human_every=0)
-    s.write()
-    yield s
-    s.close()
-
-
 @pytest.mark.parametrize("size", SIZES)
 def test_live_screen(snap_compare, running, size):
     app = make_app(running.paths, clock=lambda: running.last_t + 4)
