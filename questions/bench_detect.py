@@ -107,6 +107,12 @@ def synthetic_log(n: int, seed: int = 7) -> list[dict]:
                     input={"path": "kernel.cu", "content": "\n".join(_text(rng, 1) for _ in range(rng.randint(40, 200)))})
                 add("tool_result", id=cid, output="wrote kernel.cu")
             add("usage", input_tokens=rng.randint(100, 5000), output_tokens=rng.randint(10, 900))
+        if rng.random() < 0.01:  # stuck: the same failing build again and again, nothing measured between
+            err = f"kernel.cu({rng.randint(1, 400)}): error: no instance of overloaded function \"mma\" matches\n"
+            for _ in range(rng.randint(3, 5)):
+                calls += 1
+                add("tool_call", id=f"c{calls}", name="bash", input={"command": "make -j"})
+                add("tool_result", id=f"c{calls}", output=err, is_error=True)
         if rng.random() < 0.12:
             geomean = max(0.3, geomean * rng.uniform(0.9, 1.12))
             correct = rng.random() > 0.1

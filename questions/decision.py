@@ -50,6 +50,8 @@ class DetectorConfig:
     completion_on_turn_end: bool = True  # ending a turn is a completion claim
     completion_turn_min_tool_calls: int = 1  # ... if the turn did this much work
     completion_turn_end_questions: bool = False  # ... even when, in a conversation, its last words ask the human
+    # agent_question
+    question_on_stop: bool = True  # a runner's stop check whose last words ask the human asks too
     # correctness_break
     break_window_texts: int = 4  # assistant texts after a break that may explain it away
     break_tamper_anytime: bool = True  # an edit of a reference/harness/tolerance fires anytime
@@ -152,9 +154,20 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
     return value
 
 
+#: Which kind names a point when several fire on one moment (the first present wins): the most
+#: specific reason leads, the turn's end last.
+KIND_ORDER: tuple[str, ...] = ("correctness_break", "suspicious_win", "risky_action", "limit_claim", "regression",
+                               "loop", "stall", "agent_question", "completion_claim", "start")
+
+
 @dataclass
 class DecisionPoint:
-    """A moment worth a question: what kind, why (evidence), and which event caused it."""
+    """A moment worth a question: what kind, why (evidence), and which event caused it.
+
+    One moment, one point: when several kinds fire on the same moment the point carries them all
+    in `reasons` (its own kind, the strongest, first). A loop or a stall is one open point whose
+    `count` grows; each growth is reported as a point whose `updates` names the point it updates
+    (`id`) and which carries the whole point again."""
 
     kind: str
     evidence: str
@@ -162,18 +175,50 @@ class DecisionPoint:
     detail: dict = field(default_factory=dict)
     strength: float = 0.5  # 0..1: how sure the detector is that this is a decision point
     at_seq: int | None = None  # the event being fed when it fired (>= about_seq)
+    id: str | None = None  # the point's name in its log ("loop@123")
+    reasons: list[dict] = field(default_factory=list)  # [{kind, evidence, strength}] when several fired
+    count: int = 1  # loops and stalls: how often the pattern repeated
+    updates: str | None = None  # set on an update: the id of the point it updates
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Every kind this point stands for, its own first."""
+        out = [self.kind]
+        for r in self.reasons:
+            k = r.get("kind")
+            if isinstance(k, str) and k not in out:
+                out.append(k)
+        return tuple(out)
 
     def to_event_fields(self) -> dict:
         """The fields of a `decision_point` event (add `suggestions` from `rank`)."""
         detail = dict(self.detail)
         if self.at_seq is not None and self.at_seq != self.about_seq:
             detail["at_seq"] = self.at_seq
-        return {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
-                "strength": round(self.strength, 3), "detail": detail}
+        fields = {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
+                  "strength": round(self.strength, 3), "detail": detail}
+        if self.id is not None:
+            fields["id"] = self.id
+        if len(self.reasons) > 1:
+            fields["reasons"] = [dict(r) for r in self.reasons]
+        if self.count > 1:
+            fields["count"] = self.count
+        if self.updates is not None:
+            fields["updates"] = self.updates
+        return fields
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
-                "at_seq": self.at_seq, "strength": round(self.strength, 3), "detail": self.detail}
+        d = {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
+             "at_seq": self.at_seq, "strength": round(self.strength, 3), "detail": self.detail}
+        if self.id is not None:
+            d["id"] = self.id
+        if len(self.reasons) > 1:
+            d["reasons"] = [dict(r) for r in self.reasons]
+        if self.count > 1:
+            d["count"] = self.count
+        if self.updates is not None:
+            d["updates"] = self.updates
+        return d
 
     @classmethod
     def from_event(cls, event: Mapping) -> "DecisionPoint":
@@ -182,6 +227,11 @@ class DecisionPoint:
         at = detail.pop("at_seq", None)
         about = event.get("about_seq")
         strength = event.get("strength")
+        reasons = [dict(r) for r in event.get("reasons") or () if isinstance(r, Mapping)]
+        count = event.get("count")
         return cls(kind=str(event.get("kind")), evidence=str(event.get("evidence", "")), about_seq=about,
                    detail=detail, strength=float(strength) if isinstance(strength, (int, float)) else 0.5,
-                   at_seq=at if at is not None else (about if about is not None else event.get("seq")))
+                   at_seq=at if at is not None else (about if about is not None else event.get("seq")),
+                   id=event.get("id") if isinstance(event.get("id"), str) else None, reasons=reasons,
+                   count=count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1,
+                   updates=event.get("updates") if isinstance(event.get("updates"), str) else None)

@@ -43,8 +43,8 @@ def test_every_transcript_runs_through(path):
 
 def test_the_repeated_escape_error_is_a_loop():
     _, found = points("vsla-cuda-gpu-benchmark-steering.jsonl")
-    loops = [dp for dp in found if dp.kind == "loop"]
-    assert len(loops) == 2 and all("stray" in dp.evidence and "3 times" in dp.evidence for dp in loops)
+    (loop,) = [dp for dp in found if dp.kind == "loop"]  # one loop that went on, not one alarm per repeat
+    assert "stray" in loop.evidence and loop.count == 6 and "6 times" in loop.evidence
 
 
 def test_the_173x_vector_add_is_a_suspicious_win():
@@ -66,7 +66,8 @@ def test_false_positives_seen_once_stay_gone():
     _, found = points("vsla-cuda-backend-refactor-tests.jsonl")
     assert not [dp for dp in found if dp.kind == "loop"]  # three reads of files declaring cudaError_t
     _, found = points("entire-cli-stop-hook-perf-investigation.jsonl")
-    assert not [dp for dp in found if "I would add timing instrumentation" in dp.evidence]  # a proposal
+    proposal = [dp for dp in found if "I would add timing instrumentation" in dp.evidence]
+    assert [dp.kind for dp in proposal] == ["agent_question"]  # a proposal waiting for approval, not a claim
     for path in FILES:  # an agent that hands the human a question has not claimed to be done
         for dp in loaded_and_points(path)[1]:
             if dp.kind == "completion_claim" and dp.detail.get("rule") == "turn_end":
