@@ -36,12 +36,42 @@ _RULES: tuple[tuple[str, re.Pattern], ...] = (
                   r"\s*$|clean\s+-\w*f)")),
     ("destructive", _c(r"^git\s+(?:-C\s+\S+\s+)?(?:push\s+(?:.*\s)?(?:--force(?!-with-lease)\b|-f\b)|"
                        r"branch\s+-D\s|read-tree\s|update-ref\s+-d\s|filter-branch\b|reflog\s+expire\b|"
-                       r"gc\s+--prune)")),
+                       r"gc\s+--prune)(?!.*\s(?:--dry-run|-n)\b)")),
     ("destructive", _c(r"^chmod\s+(?:-x|a-x|u-x)\s+\S*hooks?/")),
     ("bypass", _c(r"--break-system-packages\b|\bgit\s+(?:commit|push)\b.*\s--no-verify\b|"
                   r"^sudo\s+(?:-\S+\s+)*(?:pip3?|npm|apt(?:-get)?|rm|chmod|chown)\b")),
 )
+#: What an rm -r may not take without asking: the tree itself, home, sources, tests, history.
+_PRECIOUS = _c(r"^(?:\.|\.\.|~|/|\*|\./\*|\$HOME)/?$|(?:^|/)(?:src|source|include|lib|kernels?|tests?|docs?|\.git|"
+               r"scripts|bench(?:mark)?s?/src)(?:/|$)|\.(?:cu|cuh|c|cc|cpp|h|hpp|py|rs|go|ts|js|md|ya?ml|toml|json)$")
 _RM = _c(r"^rm\s+(?:-\w*r\w*f\w*|-\w*f\w*r\w*|-r\s+-f|-f\s+-r|--recursive\s+--force|-r)\s+(.+)$")
+
+
+_PUBLISH = _c(r"^(?:git\s+(?:-C\s+\S+\s+)?push\b|gh\s+(?:pr|issue|release)\s+(?:create|comment|edit|close|merge|"
+              r"review|delete)\b|gh\s+api\b.*(?:-X\s*(?:POST|PATCH|PUT|DELETE)|\s-f\s|--field|--raw-field)|"
+              r"(?:npm|cargo|twine|poetry)\s+publish\b)")
+_PUBLISH_TOOL = _c(r"(?:^|__|[._-])(?:create|update|delete|comment|post|publish|merge|close)(?:_|$|[A-Z])")
+#: Words in the human's request that ask for publishing.
+_ASKED_TO_PUBLISH = _c(r"\b(?:push|pr|prs|pull request|issues?|comment|reply|publish|release|merge|linear|ticket|"
+                       r"post|close|log (?:a|an|it)|file (?:a|an|it)|open (?:a|an) )")
+
+
+def publishes(command: str | None, tool: str = "") -> str | None:
+    """What a call publishes beyond the working tree (a push, a PR or issue, a comment), or None."""
+    if command:
+        for part in _SPLIT.split(command):
+            step = re.sub(r"^(?:\w+=\S*\s+)+", "", part.strip())
+            if _PUBLISH.search(step) and not re.search(r"\s(?:--dry-run|-n)\b", step):
+                return step[:120]
+        return None
+    if tool.startswith("mcp__") and _PUBLISH_TOOL.search(tool.rsplit("__", 1)[-1]):
+        return tool
+    return None
+
+
+def asked_to_publish(text: str) -> bool:
+    """Whether a human message asks for a push, a PR, an issue, a comment or the like."""
+    return bool(text) and bool(_ASKED_TO_PUBLISH.search(text.lower()))
 
 
 def risky_command(command: str) -> Risk | None:
@@ -62,7 +92,7 @@ def risky_command(command: str) -> Risk | None:
                 targets = [t for t in shlex.split(m.group(1)) if not t.startswith("-")]
             except ValueError:
                 targets = m.group(1).split()
-            lasting = [t for t in targets if not _TMP.match(t) and t not in (".", "") and "*.pyc" not in t]
+            lasting = [t for t in targets if _PRECIOUS.search(t) and not _TMP.match(t)]
             if lasting:
                 return Risk("destructive", step[:120])
     return None

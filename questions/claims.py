@@ -28,11 +28,18 @@ class Claim:
     layers: tuple[str, ...] = ()
 
 
+_TAG_BLOCK = re.compile(r"<([a-z][\w-]*)>.*?</\1>|<[a-z][\w-]*\s*/>|^\s*::[\w-]+\{[^}\n]*\}\s*$", re.S | re.M)
+
+
 def prose(text: str, max_chars: int) -> str:
+    """The prose of a block of assistant text: code blocks, tag blocks an agent's tooling appends
+    (`<oai-mem-citation>…</oai-mem-citation>`) and directive lines (`::git-commit{…}`) dropped."""
     if len(text) > max_chars:
         text = text[:max_chars]
     if "```" in text:
         text = _FENCE.sub("\n", text)
+    if "</" in text or "/>" in text or "::" in text:
+        text = _TAG_BLOCK.sub("\n", text)
     return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
@@ -472,10 +479,10 @@ _ABSENT = _c(r"\b(?:there(?:'s| is| are)\s+no|no\s+(?:\w+\s+){0,3}?(?:function|i
              r"(?:exist|available|supported|implemented|work(?:ing)?|installed|have)|not\s+(?:yet\s+)?(?:implemented|"
              r"supported|available)|(?:can't|cannot|couldn't|unable to)\s+(?:find|get|build|install|make)\b|"
              r"(?:missing|unavailable|unsupported)\b)")
-_CUT = _c(r"\b(?:let me|let's|i'll|i will|we'll|i'm going to)\s+(?:\w+\s+){0,2}?(?:simplify|skip|drop|remove|stub|"
-          r"mock|fake|hard-?code|fall back|work around|just use|only|focus (?:only )?on|replace)\b|"
-          r"\b(?:simplify|simplified|skip(?:ping)?|stub(?:bed)?|placeholder|mock(?:ed)?|workaround|for now,? (?:just|"
-          r"i'll|let me|we'll))\b")
+_CUT = _c(r"\b(?:let me|let's|let us|i'll|i will|we'll|we will|i'm going to|we're going to|i can|we can|i'd|"
+          r"(?:so|for now),? (?:i'll|let me|we'll|we can|i can))\s+(?:just\s+|instead\s+|first\s+|temporarily\s+)?"
+          r"(?:simplify|skip|drop|remove|stub(?: out)?|mock|fake|hard-?code|fall back|work around|use only|only (?:test|"
+          r"benchmark|run|use|keep)|focus (?:only )?on|replace|comment out|disable|leave out|omit|exclude)\b")
 CUT_KEYS = ("simplif", "skip", "drop", "remove", "stub", "mock", "fake", "hard", "fall back", "work around",
             "workaround", "just use", "only", "focus", "placeholder", "for now", "replace")
 
@@ -499,3 +506,40 @@ def scope_cut(text: str, max_chars: int = 20000) -> Claim | None:
             if m is not None and not _CONDITION.search(lp[: m.start()]):
                 return Claim(s if part is s else f"{s} {part}", 0.55, "scope_cut")
     return None
+
+
+# -- what a turn's last words assert -------------------------------------------------------------------
+
+_ASSERTS = _c(
+    r"\b(?:works? (?:correctly|as expected|now)|(?:is|are) (?:now )?(?:working|correct|accurate|reproducible|"
+    r"production[- ]ready|ready(?! to)|complete|fixed|resolved|verified|confirmed|consistent|clean)|"
+    r"production[- ]ready|all (?:\d+ )?(?:tests?|checks?|scenarios?) (?:pass|passed|passing|green)|passes all|"
+    r"fully (?:implemented|functional|working|tested|reproducible)|successfully|(?:root cause|culprit)|"
+    r"that's (?:the|why|what)|this (?:is|was) (?:the|why|what)|caused by|the (?:bug|problem|issue|fix) (?:is|was)|"
+    r"excellent|exceptional|outstanding|incredible|significant(?:ly)?|substantial(?:ly)?|dramatic(?:ally)?|"
+    r"outperform\w*|faster than|slower than|\d+(?:\.\d+)?\s*(?:x|\u00d7)\b|speed-?ups?\b|better than|"
+    r"guarantee\w*|no (?:more )?(?:issues|problems|errors|bugs)|should (?:now )?(?:keep|fix|resolve|work|prevent|"
+    r"be (?:fine|good|correct|accurate))|will (?:now )?(?:show|fix|prevent|work))\b")
+ASSERT_KEYS = ("work", "correct", "accurate", "reproducible", "ready", "complete", "fixed", "resolved", "verified",
+               "confirmed", "consistent", "clean", "pass", "fully", "successfully", "root cause", "culprit", "that's",
+               "this is", "this was", "caused by", "bug", "problem", "issue", "fix", "excellent", "exceptional",
+               "outstanding", "incredible", "significant", "substantial", "dramatic", "outperform", "faster",
+               "slower", "x", "\u00d7", "speedup", "speed-up", "better", "guarantee", "no ", "should", "will")
+
+
+def asserts(text: str, max_chars: int = 20000) -> Claim | None:
+    """The last sentence of a block of text that asserts something a steerer could check: that it
+    works, is done, is correct or fast, or that a cause was found; None for a plain report ("Removed
+    the duplicate comment line.") or an explanation."""
+    body = prose(text, max_chars)
+    if not _has_any(body.lower(), ASSERT_KEYS):
+        return None
+    found = None
+    for s in sentences(body):
+        low = s.lower()
+        if is_question(low):
+            continue
+        m = _ASSERTS.search(low)
+        if m is not None and not _COMPLETION_BEFORE.search(low[max(0, m.start() - 30): m.start()]):
+            found = s
+    return None if found is None else Claim(found, 0.5, "asserts")

@@ -50,8 +50,12 @@ class DetectorConfig:
     completion_on_turn_end: bool = True  # ending a turn is a completion claim
     completion_turn_min_tool_calls: int = 1  # ... if the turn did this much work
     completion_turn_end_questions: bool = False  # ... even when, in a conversation, its last words ask the human
+    completion_turn_end_asserts: bool = True  # ... in a conversation, only when its last words assert something
     # agent_question
     question_on_stop: bool = True  # a runner's stop check whose last words ask the human asks too
+    question_offers: bool = False  # an offer ("if you want, I can also ...") is a question too
+    # risky_action
+    risky_publish_unasked: bool = True  # pushing, commenting, filing issues when the human did not ask is risky
     # correctness_break
     break_window_texts: int = 4  # assistant texts after a break that may explain it away
     break_tamper_anytime: bool = True  # an edit of a reference/harness/tolerance fires anytime

@@ -73,6 +73,7 @@ class Detectors:
         self.events = 0
         self._started = False
         self._ended = False
+        self._conversation = False  # a foreign transcript: a human answers every turn
         self._book = MomentBook()
         self.loops = LoopWatch(cfg, self._fire, self._book.close)
         self.turns = TurnWatch(cfg, self._fire, self._goal_facts)
@@ -103,6 +104,7 @@ class Detectors:
         self._pending: dict[Any, tuple[int, bool, str]] = {}
         # what the human said not to edit
         self._forbidden: list[actions.Prohibition] = []
+        self._asked_publish = False  # the human's latest message asks for a push, a PR, a comment, ...
 
     # -- the fold ---------------------------------------------------------------------------------------
 
@@ -117,6 +119,7 @@ class Detectors:
         self.events += 1
         if not self._started:
             self._started = True
+            self._begin(event)
             self._fire(out, "start", self._start_evidence(event), seq, seq, {"task": event.get("task")}, 0.5)
         handler = self._handlers.get(kind)
         if handler is not None and not (event.get("sidechain") and kind in _MAIN_ONLY):
@@ -139,6 +142,12 @@ class Detectors:
                                      count=count))
 
     # -- start -------------------------------------------------------------------------------------------
+
+    def _begin(self, event: Mapping) -> None:
+        """What kind of log this is: a conversation (a foreign transcript) or a runner's session."""
+        agent = str(event.get("agent") or "")
+        self._conversation = event.get("type") == "session_start" and (
+            "import" in event or agent in CONVERSATION_AGENTS)
 
     @staticmethod
     def _start_evidence(event: Mapping) -> str:
@@ -209,6 +218,8 @@ class Detectors:
                 self._limit(c, seq, out)
         if "completion_claim" in self.enabled and not self.turns.claimed:
             c = claims.completion_claim(text, limit)
+            if c is not None and self._conversation and c.pattern == "bare_done":
+                c = None  # "Done." after the human's request is a report, not a claim to check
             if c is not None:
                 self.turns.claimed = True
                 detail = {"rule": c.pattern, **self._goal_facts()}
@@ -300,17 +311,23 @@ class Detectors:
         if ops and "loop" in self.enabled:
             self.loops.edits(ops, seq, out)
         if "risky_action" in self.enabled and not readonly:
-            self._check_risk(cmd, ops, seq, out)
+            self._check_risk(cmd, ops, name, seq, out)
         if cfg.stall_tool_calls and self._w_calls >= cfg.stall_tool_calls and (
                 self._measuring or cfg.stall_before_first_eval):
             self._stall(out, seq, "tool_calls", f"{self._w_calls} tool calls")
 
-    def _check_risk(self, cmd: str | None, ops, seq, out) -> None:
+    def _check_risk(self, cmd: str | None, ops, name: str, seq, out) -> None:
         if cmd:
             risk = actions.risky_command(cmd)
             if risk is not None:
                 self._fire(out, "risky_action", f"about to run ({risk.rule}): {risk.what}", seq, seq,
                            {"rule": risk.rule, "command": risk.what}, 0.6 if risk.rule != "bypass" else 0.55)
+                return
+        if self.config.risky_publish_unasked and not self._asked_publish:
+            what = actions.publishes(cmd, name)
+            if what is not None:
+                self._fire(out, "risky_action", f"about to publish what the human did not ask to: {what}", seq, seq,
+                           {"rule": "publish", "command": what}, 0.5)
                 return
         if self._forbidden:
             for path, _old, _new in ops:
@@ -367,8 +384,12 @@ class Detectors:
                                  or "dumped" in output or "memory" in output):
                 sig = error_signature(output)
             fired = self.loops.count_error(sig, seq, out)
-            if pending is not None and not pending[1] and not fired:
-                self.loops.count_pair(hash((pending[0], is_error, output[:2000], output[-2000:])), pending[2], seq, out)
+            if pending is not None and not fired:
+                key = hash((pending[0], is_error, output[:2000], output[-2000:]))
+                if pending[1]:
+                    self.loops.count_lookup(key, pending[2], seq, out)
+                else:
+                    self.loops.count_pair(key, pending[2], seq, out)
 
     # -- evaluations ---------------------------------------------------------------------------------------
 
@@ -541,6 +562,7 @@ class Detectors:
             if actions.permits_edits(text):
                 self._forbidden = []
             self._forbidden.extend(actions.prohibitions(text))
+            self._asked_publish = actions.asked_to_publish(text)
         self.turns.on_human(ev, seq, out)
         if interrupt:
             return
@@ -560,6 +582,10 @@ class Detectors:
 def _round3(v) -> float | None:
     x = num(v)
     return None if x is None else float(f"{x:.3g}")
+
+
+#: Agents whose logs are conversations with a human (foreign transcripts), not runs of our runner.
+CONVERSATION_AGENTS = frozenset(("claude-code", "codex"))
 
 
 #: Events of a subagent's thread (sidechain) that the main agent's detectors skip: its words and

@@ -12,9 +12,10 @@ sentence that hands something over with its pattern and strength, or None:
 | proposal | "I recommend option B", "Next step: …", "I'd add timing first" | 0.45 |
 | offer | "If you want, I can also …", "Happy to …", "如果你愿意，我可以…" | 0.35 |
 
-A question the agent answers itself ("Why? Because …") is not the last sentence; a question in
-the second-to-last sentence counts when the last one only backs it up (a recommendation), not
-when the agent goes on with its own plan ("Let me check.").
+A question, a choice or a step for the human among the last four sentences counts when what
+follows only backs it up (a recommendation, what to look for), not when the agent goes on with a
+plan of its own ("Let me check."); a list of options closing the text counts when a question or a
+call to choose introduces it.
 """
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ _OFFER = _c(r"^(?:if (?:you(?:'d)? (?:want|like|prefer)|useful|needed|helpful)|h
             r"want me to|should you want|feel free)|\bif you(?:'d)? (?:want|like)\b")
 _ZH_QUESTION = _c(r"(?:吗|呢|么|还是)[？?]?\s*$|[？?]\s*$")
 _ZH_OFFER = _c(r"如果你(?:愿意|需要|想)|需要我|要不要我|我可以(?:继续|帮你|直接)|我下一步可以")
+_ITEM = _c(r"^(?:\d+[.)]|[-*•]|[a-d][.)]|\(\w\))\s+\S")
+_CHOOSE = _c(r"(?:\b(?:options?|choices?|either|one of|which|would you like|do you want|want me to|prefer|pick|"
+             r"choose|approaches)\b|选|哪|两种|还是).{0,80}[:：]?\s*$")
 _GOES_ON = _c(r"^(?:let me|let's|i'll|i will|now (?:let me|i'll)|next,? i'll|i'm going to|first,? let me)\b")
 
 
@@ -78,8 +82,20 @@ def hand_over(text: str, max_chars: int = 20000) -> Claim | None:
     found = _kind(last)
     if found is not None:
         return Claim(last, found[1], found[0])
-    if len(sents) >= 2 and not _GOES_ON.search(last.lower()):
-        prev = _kind(sents[-2])
-        if prev is not None and prev[0] in ("question", "choice"):
-            return Claim(sents[-2], prev[1], prev[0])
+    if not _GOES_ON.search(last.lower()):  # the agent did not go on with a plan of its own
+        for s in reversed(sents[-4:-1]):
+            prev = _kind(s)
+            if prev is not None and prev[0] in ("question", "choice", "handover"):
+                return Claim(s, prev[1], prev[0])
+    # a list of options closing the text, introduced by a question or a call to choose
+    lines = [ln.strip() for ln in prose(tail, len(tail)).splitlines() if ln.strip()]
+    items = 0
+    for ln in reversed(lines):
+        if _ITEM.match(ln):
+            items += 1
+            continue
+        if items >= 2 and (_kind(ln) or _CHOOSE.search(ln.lower())):
+            intro = next((s for s in sents if s and s in ln), ln)
+            return Claim(intro, 0.6, "choice")
+        break
     return None

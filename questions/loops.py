@@ -29,6 +29,7 @@ class LoopWatch:
         self._error_counts: dict[str, int] = {}
         self._edits: dict[str, deque] = {}
         self._states: dict[str, deque] = {}
+        self._lookup: tuple[int, int, int] | None = None  # (read-only action and answer, call, run length)
         self._open: dict[str, list[int]] = {}  # open loop key -> [call count when it last repeated, repeats]
 
     # -- lifetime of open loops --------------------------------------------------------------------
@@ -52,6 +53,7 @@ class LoopWatch:
         self._error_counts.clear()
         self._edits.clear()
         self._states.clear()
+        self._lookup = None
 
     def _loop(self, out, key: str, evidence: str, seq, detail: dict, strength: float, count: int) -> None:
         """Open a loop of `count` repeats, or grow the open one by one repeat."""
@@ -107,6 +109,17 @@ class LoopWatch:
         if open_key in self._open or n >= cfg.loop_repeat:
             self._loop(out, open_key, f"the same action with the same outcome {{n}} times: {shown}", seq,
                        {"rule": "same_action", "action": shown}, 0.65, n)
+
+    def count_lookup(self, key: int, shown: str, seq, out) -> None:
+        """A read-only call (a search, a listing, a file shown) with its outcome: reading is never a
+        loop, unless the same read with the same answer comes back-to-back `loop_repeat` times."""
+        last = self._lookup
+        n = last[2] + 1 if last is not None and last[0] == key and last[1] == self.calls - 1 else 1
+        self._lookup = (key, self.calls, n)
+        open_key = f"lookup:{key}"
+        if open_key in self._open or n >= self.config.loop_repeat:
+            self._loop(out, open_key, f"the same lookup with the same answer {{n}} times in a row: {shown}", seq,
+                       {"rule": "same_lookup", "action": shown}, 0.6, n)
 
     def edits(self, ops, seq, out) -> None:
         """A file's content going A, B, A, B, or an edit made, undone and made again."""

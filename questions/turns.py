@@ -103,7 +103,8 @@ class TurnWatch:
             tail = list(claims.sentences(claims.prose(last[1][-2000:], 2000)))
             words = claims.evidence_text(tail[-1]) if tail else ""
         if handed is not None:
-            if not self.asked and (stop is None or cfg.question_on_stop):
+            if not self.asked and (stop is None or cfg.question_on_stop) and (
+                    handed.pattern != "offer" or cfg.question_offers):
                 self.asked = True
                 self._fire(out, "agent_question", "the turn ends by asking the human: "
                            f"\u201c{claims.evidence_text(handed.sentence)}\u201d", about, seq,
@@ -112,6 +113,13 @@ class TurnWatch:
                 return  # in a conversation a turn that asks is not a claim of being done
         if not cfg.completion_on_turn_end or self.claimed or self.calls < cfg.completion_turn_min_tool_calls:
             return
+        if stop is None and cfg.completion_turn_end_asserts:
+            # in a conversation every turn ends with the human's next message: only a turn whose
+            # last words assert something to check (it works, it is done, this is the cause) is a claim
+            said = claims.asserts(last[1], cfg.max_scan_chars) if last is not None else None
+            if said is None:
+                return
+            words = claims.evidence_text(said.sentence)
         detail: dict = {"rule": "turn_end", **self._goal_facts()}
         strength = 0.4
         verdict = ""

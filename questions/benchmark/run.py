@@ -38,6 +38,7 @@ def transcripts_root(given: str | None) -> Path:
 def score_labels(labels_dir: str, part: str | None = None, transcripts: str | None = None,
                  config=None) -> list[TranscriptScore]:
     """Detect on every labelled transcript (of one part) and match the points with the labels."""
+    from questions.annotate import config_for
     from questions.detectors import detect
     from questions.source import load_events
 
@@ -48,7 +49,7 @@ def score_labels(labels_dir: str, part: str | None = None, transcripts: str | No
         if not path.is_file():
             raise LabelsError(f"{lf.path}: transcript {lf.transcript} not found under {root}")
         loaded = load_events(path)
-        points = detect(loaded.events, config)
+        points = detect(loaded.events, config_for(loaded.events[0] if loaded.events else None, config))
         out.append(score_transcript(lf.stem, lf.part, loaded.events, points, lf.labels, str(lf.path)))
     return out
 
