@@ -146,7 +146,7 @@ class Detectors:
     def _begin(self, event: Mapping) -> None:
         """What kind of log this is: a conversation (a foreign transcript) or a runner's session."""
         agent = str(event.get("agent") or "")
-        self._conversation = event.get("type") == "session_start" and (
+        self._conversation = self.turns.conversation = event.get("type") == "session_start" and (
             "import" in event or agent in CONVERSATION_AGENTS)
 
     @staticmethod
@@ -387,7 +387,8 @@ class Detectors:
             if pending is not None and not fired:
                 key = hash((pending[0], is_error, output[:2000], output[-2000:]))
                 if pending[1]:
-                    self.loops.count_lookup(key, pending[2], seq, out)
+                    if not _VIEW.match(pending[2]):  # showing a file again is reading, never a loop
+                        self.loops.count_lookup(key, pending[2], seq, out)
                 else:
                     self.loops.count_pair(key, pending[2], seq, out)
 
@@ -582,6 +583,11 @@ class Detectors:
 def _round3(v) -> float | None:
     x = num(v)
     return None if x is None else float(f"{x:.3g}")
+
+
+#: Read-only calls that show a file (as opposed to searching or listing): never a loop.
+_VIEW = re.compile(r"^(?:read|read_file|view|readfile|notebookread|view_image)\b|^\S+\s+(?:cd\s+\S+\s*&&\s*)?"
+                   r"(?:cat|head|tail|less|more|nl|bat|sed\s+-n)\b", re.I)
 
 
 #: Agents whose logs are conversations with a human (foreign transcripts), not runs of our runner.

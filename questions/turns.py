@@ -50,6 +50,7 @@ class TurnWatch:
         self.asked = False  # an agent_question was raised in this turn
         self.last_agent: str | None = None  # "text" | "tool"
         self.last_text: tuple[int | None, str] | None = None
+        self.conversation = False  # a foreign transcript: every turn ends with the human's next message
 
     def new_turn(self) -> None:
         self.calls = 0
@@ -113,7 +114,7 @@ class TurnWatch:
                 return  # in a conversation a turn that asks is not a claim of being done
         if not cfg.completion_on_turn_end or self.claimed or self.calls < cfg.completion_turn_min_tool_calls:
             return
-        if stop is None and cfg.completion_turn_end_asserts:
+        if stop is None and self.conversation and cfg.completion_turn_end_asserts:
             # in a conversation every turn ends with the human's next message: only a turn whose
             # last words assert something to check (it works, it is done, this is the cause) is a claim
             said = claims.asserts(last[1], cfg.max_scan_chars) if last is not None else None
