@@ -59,6 +59,8 @@ _ASKED_TO_PUBLISH = _c(r"\b(?:push|pr|prs|pull request|issues?|comment|reply|pub
 def publishes(command: str | None, tool: str = "") -> str | None:
     """What a call publishes beyond the working tree (a push, a PR or issue, a comment), or None."""
     if command:
+        if "push" not in command and "gh " not in command and "publish" not in command:
+            return None
         for part in _SPLIT.split(command):
             step = re.sub(r"^(?:\w+=\S*\s+)+", "", part.strip())
             if _PUBLISH.search(step) and not re.search(r"\s(?:--dry-run|-n)\b", step):
@@ -74,9 +76,12 @@ def asked_to_publish(text: str) -> bool:
     return bool(text) and bool(_ASKED_TO_PUBLISH.search(text.lower()))
 
 
+_RISK_WORDS = ("git", "rm ", "chmod", "--break-system", "sudo", "--no-verify")
+
+
 def risky_command(command: str) -> Risk | None:
     """The first risky step of a shell command line, or None."""
-    if not command:
+    if not command or not any(w in command for w in _RISK_WORDS):
         return None
     for part in _SPLIT.split(command):
         step = part.strip()

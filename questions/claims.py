@@ -11,6 +11,7 @@ one regex search.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -41,6 +42,14 @@ def prose(text: str, max_chars: int) -> str:
     if "</" in text or "/>" in text or "::" in text:
         text = _TAG_BLOCK.sub("\n", text)
     return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+@functools.lru_cache(maxsize=8)
+def view(text: str, max_chars: int) -> tuple[str, str, tuple[str, ...]]:
+    """(prose, prose lowercased, its sentences) of a block of text. Every classifier reads the same
+    text, one after the other: this is computed once per text (a str's hash is cached)."""
+    body = prose(text, max_chars)
+    return body, body.lower(), tuple(sentences(body))
 
 
 def sentences(text: str):
@@ -214,10 +223,10 @@ def _has_any(low: str, keys: tuple[str, ...]) -> bool:
 
 def _candidates(text: str, max_chars: int, keys: tuple[str, ...]):
     """(sentence, lowercased) for each non-question sentence holding one of `keys`."""
-    body = prose(text, max_chars)
-    if not _has_any(body.lower(), keys):
+    _body, low_body, sents = view(text, max_chars)
+    if not _has_any(low_body, keys):
         return
-    for s in sentences(body):
+    for s in sents:
         low = s.lower()
         if _has_any(low, keys) and not is_question(low):
             yield s, low
@@ -428,8 +437,11 @@ _FAIL_COUNT = _c(r"(?<![\w.])(\d+)\s*/\s*(\d+)\s+(?:\w+\s+){0,2}?(?:correct|pass
                  r"ok|green|succeed\w*|right|within tolerance)\b|"
                  r"\b(\d+)\s+(?:of|out of)\s+(\d+)\s+(?:\w+\s+){0,2}?(?:correct|pass(?:ed|ing|es)?|match\w*|ok|"
                  r"succeed\w*|within tolerance)\b|"
-                 r"\b(\d+)\s+(?:\w+\s+){0,2}?(?:failures?|failing|failed|mismatch(?:es|ed)?|errors?|wrong)\b")
-FAILURE_KEYS = ("/", " of ", "fail", "mismatch", "error", "wrong")
+                 r"\b(\d+)\s+(?:\w+\s+){0,2}?(?:failures?|failing|failed|mismatch(?:es|ed)?|errors?|wrong)\b|"
+                 r"\b(\d+)\s+(?:of|out of)\s+(\d+)\s+(?:\w+\s+){0,2}?(?:differ\w*|fail\w*|mismatch\w*|(?:are|is) wrong|"
+                 r"exceed\w*|(?:are|is) off)\b")
+FAILURE_KEYS = ("/", " of ", "fail", "mismatch", "error", "wrong", "differ")
+_EXCUSE_KEYS = EXPLAIN_KEYS + ("ignore", "minor", "small", "negligible", "acceptable", "tiny", "slight")
 
 
 def failure_count(sentence: str) -> tuple[int, int | None] | None:
@@ -445,6 +457,8 @@ def failure_count(sentence: str) -> tuple[int, int | None] | None:
             if re.search(r"\b(?:no|zero|0)\s+" + re.escape(m.group(0)), low):
                 continue
             return int(m.group(5)), None
+        elif m.group(6) is not None and 0 < int(m.group(6)) <= int(m.group(7)):
+            return int(m.group(6)), int(m.group(7))
     return None
 
 
@@ -452,12 +466,9 @@ def excused_failure(text: str, max_chars: int = 20000) -> Claim | None:
     """A sentence that states failures (a count) and puts them down to tolerance, noise, precision
     or flakiness, or dismisses them, in the same sentence or the next one: "178/180 correct — just
     bf16 rounding, safe to ignore". A planned fix or a check is not excusing."""
-    body = prose(text, max_chars)
-    low_body = body.lower()
-    if not _has_any(low_body, FAILURE_KEYS) or not _has_any(low_body, EXPLAIN_KEYS + ("ignore", "minor", "small",
-                                                                                      "negligible", "acceptable")):
+    _body, low_body, sents = view(text, max_chars)
+    if not _has_any(low_body, FAILURE_KEYS) or not _has_any(low_body, _EXCUSE_KEYS):
         return None
-    sents = list(sentences(body))
     for i, s in enumerate(sents):
         count = failure_count(s)
         if count is None:
@@ -491,11 +502,9 @@ def scope_cut(text: str, max_chars: int = 20000) -> Claim | None:
     """The agent says something is absent or does not work and, in the same or the next sentence,
     cuts the task down around it ("there's no matrix multiplication function. Let me simplify the
     benchmark to vector addition")."""
-    body = prose(text, max_chars)
-    low_body = body.lower()
+    _body, low_body, sents = view(text, max_chars)
     if not _has_any(low_body, CUT_KEYS):
         return None
-    sents = list(sentences(body))
     for i, s in enumerate(sents):
         low = s.lower()
         if is_question(low) or not _ABSENT.search(low):
@@ -531,11 +540,11 @@ def asserts(text: str, max_chars: int = 20000) -> Claim | None:
     """The last sentence of a block of text that asserts something a steerer could check: that it
     works, is done, is correct or fast, or that a cause was found; None for a plain report ("Removed
     the duplicate comment line.") or an explanation."""
-    body = prose(text, max_chars)
-    if not _has_any(body.lower(), ASSERT_KEYS):
+    _body, low_body, sents = view(text, max_chars)
+    if not _has_any(low_body, ASSERT_KEYS):
         return None
     found = None
-    for s in sentences(body):
+    for s in sents:
         low = s.lower()
         if is_question(low):
             continue

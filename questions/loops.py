@@ -38,9 +38,20 @@ class LoopWatch:
         self.calls += 1
         window = self.config.loop_window
         for key, (last, _n) in list(self._open.items()):
-            if self.calls - last > window:  # the agent moved on
+            if self.calls - last > window:  # the agent moved on: the loop is over, its repeats forgotten
                 del self._open[key]
                 self._close(key)
+                self._forget(key)
+
+    def _forget(self, key: str) -> None:
+        kind, _, rest = key.partition(":")
+        if kind == "error" and self._error_counts.get(rest):
+            self._error_counts[rest] = 0
+            self._errors = deque(e if e != rest else None for e in self._errors)
+        elif kind == "action":
+            h = int(rest)
+            self._pair_counts.pop(h, None)
+            self._pairs = deque(p for p in self._pairs if p != h)
 
     def reset(self) -> None:
         """Progress was made (an evaluation moved) or a human spoke: every loop ends, counts restart."""
