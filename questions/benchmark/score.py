@@ -78,7 +78,8 @@ class TranscriptScore:
 
 
 def _norm(s: str) -> str:
-    return " ".join(s.replace("*", "").split()).casefold()
+    s = s.replace("*", "").replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return " ".join(s.split()).casefold()
 
 
 def _find(label: Label, events_by_seq: dict, candidates: Sequence[Mapping], where: str) -> int:
