@@ -57,6 +57,8 @@ KEEP_WORDS: frozenset[str] = frozenset("""
     fp4 fp6 fp8 fp16 fp32 fp64 bf16 tf32 int4 int8 int16 int32 int64 uint8 uint32 e4m3 e5m2 nvfp4 mxfp4
     mxfp8 l1 l2 l3 x86 x64 arm64 avx2 avx512 sse2 sse4 cuda12 float2 float4 int2 half2 bfloat16 3d 2d 1d
     cp.async k8s sha256 utf8 wgmma mma ldmatrix tcgen05
+    cublas cublaslt cudnn cutlass cute triton thrust cub cufft cupy nccl cusparse cusolver rocblas hipblas miopen
+    mkl openblas onednn oneapi flashattention flashinfer xformers pytorch torch jax numpy
 """.split())
 
 
@@ -318,9 +320,11 @@ CONCEPTS: tuple[tuple[str, str], ...] = (
     ("occupancy", "occupancy resident warps active register registers smem limiter resource"),
     ("launch", "launch launches overhead host sync synchronize stream streams graph"),
     ("cache", "l2 l1 cache reuse locality evict"),
+    ("regression", "regression regress regressed slower slowdown drop dropped lost worse degrade degraded"),
     ("precision", "precision fp16 bf16 fp8 fp32 tf32 rounding accumulate accumulation"),
     ("bankconflict", "bank conflict conflicts swizzle padding"),
-    ("baseline", "baseline seed reference upstream library cublas cutlass vendor"),
+    ("baseline", "baseline seed reference upstream library cublas cublaslt cudnn cutlass triton vendor compare "
+                 "against"),
     ("overlap", "overlap overlapped pipeline pipelining stages async prefetch double-buffer"),
 )
 
