@@ -32,7 +32,8 @@ _TMP = _c(r"^(?:/tmp/|/var/tmp/|/var/folders/|\$TMPDIR|\$\{?TMP|/private/tmp/|\.
           r"node_modules|\.pytest_cache|\.cache|target|tmp)(?:/|$))")
 _RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("revert", _c(r"^git\s+(?:-C\s+\S+\s+)?(?:checkout\s+(?:\S+\s+)?--\s+\S|checkout\s+(?:HEAD|[0-9a-f]{7,}|"
-                  r"origin/\S+)\s+\S+\.\w+|restore\s+(?!--staged\b)\S|reset\s+--hard|revert\s+\S|stash(?:\s+(?:push|save|-u))?"
+                  r"origin/\S+)\s+\S+\.\w+|restore\s+(?!--staged\b)\S|reset\s+--hard|revert\s+\S|"
+                  r"stash(?:\s+(?:push|save|-u))?"
                   r"\s*$|clean\s+-\w*f)")),
     ("destructive", _c(r"^git\s+(?:-C\s+\S+\s+)?(?:push\s+(?:.*\s)?(?:--force(?!-with-lease)\b|-f\b)|"
                        r"branch\s+-D\s|read-tree\s|update-ref\s+-d\s|filter-branch\b|reflog\s+expire\b|"

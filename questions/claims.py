@@ -157,7 +157,8 @@ _LIMIT_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
                     r"speed[- ]of[- ]light|hard cap)\b"), 0.6),
     ("fundamental", _c(r"\b(?:fundamental(?:ly)?|inherent(?:ly)?|physical(?:ly)?|hard|hardware)"
                        r"\s+(?:limit\w*|ceiling|cap(?:ped)?|wall|bound(?:ed)?|constrain\w*|bottleneck\w*)\b"), 0.7),
-    ("near_peak", _c(r"\b(?:of|at|to)\s+(?:the\s+)?(?:[\w/.-]+\s+){0,3}?(?:peak|theoretical|roofline|maximum)\b"), 0.55),
+    ("near_peak", _c(r"\b(?:of|at|to)\s+(?:the\s+)?(?:[\w/.-]+\s+){0,3}?(?:peak|theoretical|roofline|maximum)\b"),
+     0.55),
     ("limited_by", _c(r"\b(?:limited|bottlenecked|capped|constrained|gated|throttled|bound)\s+by\s+(?:the\s+)?"
                       r"(?:gpu'?s?\s+|available\s+|raw\s+|peak\s+|global\s+)?(?:memory|bandwidth|dram|hbm|"
                       r"hardware|physics|latency|compute|pcie|launch overhead|tensor core)"), 0.55),
@@ -260,7 +261,8 @@ def limit_claim(text: str, max_chars: int = 20000) -> Claim | None:
 _HEADROOM = _c(r"\b(?:plenty of|lots of|a lot of|significant|substantial|considerable|ample|still|much|more|some|"
                r"enough)\s+(?:more\s+)?(?:headroom|room)\b|\b(?:headroom|room)\s+(?:to|for)\s+(?:improve|improvement|"
                r"grow|growth|optimi\w*|more|gains?|speed)|\b(?:far|well|way)\s+(?:from|below|short of|under)\b|"
-               r"\bnot (?:yet )?(?:at|near|close to|hitting|reaching|up against)\b|\bonly\s+(?:at\s+)?\d+(?:\.\d+)?\s*%")
+               r"\bnot (?:yet )?(?:at|near|close to|hitting|reaching|up against)\b|"
+               r"\bonly\s+(?:at\s+)?\d+(?:\.\d+)?\s*%")
 _NUMBER = _c(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t)?(?:b/s|flop/s|flops|gb/s|tb/s|tflop/s|tflops|gflop/s|gflops|"
              r"%|x|\u00d7|ms|us|\u00b5s)?(?![\w.])")
 _PEAK_WORD = _c(r"\b(?:peak|theoretical|maximum|max|roofline|limit|ceiling)\b")
@@ -492,7 +494,8 @@ _ABSENT = _c(r"\b(?:there(?:'s| is| are)\s+no|no\s+(?:\w+\s+){0,3}?(?:function|i
              r"(?:missing|unavailable|unsupported)\b)")
 _CUT = _c(r"\b(?:let me|let's|let us|i'll|i will|we'll|we will|i'm going to|we're going to|i can|we can|i'd|"
           r"(?:so|for now),? (?:i'll|let me|we'll|we can|i can))\s+(?:just\s+|instead\s+|first\s+|temporarily\s+)?"
-          r"(?:simplify|skip|drop|remove|stub(?: out)?|mock|fake|hard-?code|fall back|work around|use only|only (?:test|"
+          r"(?:simplify|skip|drop|remove|stub(?: out)?|mock|fake|hard-?code|fall back|work around|use only|"
+          r"only (?:test|"
           r"benchmark|run|use|keep)|focus (?:only )?on|replace|comment out|disable|leave out|omit|exclude)\b")
 CUT_KEYS = ("simplif", "skip", "drop", "remove", "stub", "mock", "fake", "hard", "fall back", "work around",
             "workaround", "just use", "only", "focus", "placeholder", "for now", "replace")

@@ -199,30 +199,26 @@ class DecisionPoint:
         detail = dict(self.detail)
         if self.at_seq is not None and self.at_seq != self.about_seq:
             detail["at_seq"] = self.at_seq
-        fields = {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
-                  "strength": round(self.strength, 3), "detail": detail}
-        if self.id is not None:
-            fields["id"] = self.id
-        if len(self.reasons) > 1:
-            fields["reasons"] = [dict(r) for r in self.reasons]
-        if self.count > 1:
-            fields["count"] = self.count
-        if self.updates is not None:
-            fields["updates"] = self.updates
-        return fields
+        return {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
+                "strength": round(self.strength, 3), "detail": detail, **self._extras()}
 
     def to_dict(self) -> dict:
-        d = {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
-             "at_seq": self.at_seq, "strength": round(self.strength, 3), "detail": self.detail}
+        return {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
+                "at_seq": self.at_seq, "strength": round(self.strength, 3), "detail": self.detail, **self._extras()}
+
+    def _extras(self) -> dict:
+        """id, reasons, count and updates, each only when it says something (readers of older logs
+        never see fields they do not know)."""
+        out: dict = {}
         if self.id is not None:
-            d["id"] = self.id
+            out["id"] = self.id
         if len(self.reasons) > 1:
-            d["reasons"] = [dict(r) for r in self.reasons]
+            out["reasons"] = [dict(r) for r in self.reasons]
         if self.count > 1:
-            d["count"] = self.count
+            out["count"] = self.count
         if self.updates is not None:
-            d["updates"] = self.updates
-        return d
+            out["updates"] = self.updates
+        return out
 
     @classmethod
     def from_event(cls, event: Mapping) -> "DecisionPoint":

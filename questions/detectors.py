@@ -180,7 +180,8 @@ class Detectors:
         if self.best is None:
             evidence = f"no correct timed evaluation yet after {span}"
         else:
-            evidence = f"best geomean {fx(self.best)} not improved by {self.config.stall_min_gain:.0%} over the last {span}"
+            evidence = (f"best geomean {fx(self.best)} not improved by {self.config.stall_min_gain:.0%} "
+                        f"over the last {span}")
         detail = {"criterion": criterion, "best_geomean": self.best, "evals": self._w_evals,
                   "tool_calls": self._w_calls, "minutes": round(self._w_active / 60, 1), "open_key": "stall"}
         self._fire(out, "stall", evidence, seq, seq, detail, 0.6 if self.best is not None else 0.45)

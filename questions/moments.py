@@ -87,7 +87,8 @@ class MomentBook:
             key = dp.detail.get("open_key") if isinstance(dp.detail, dict) else None
             prev = self._open.get(key) if key else None
             if prev is not None:  # an open loop or stall goes on: the same point, grown
-                grown = dataclasses.replace(prev, evidence=dp.evidence, count=dp.count if dp.count > prev.count else prev.count + 1,
+                count = dp.count if dp.count > prev.count else prev.count + 1
+                grown = dataclasses.replace(prev, evidence=dp.evidence, count=count,
                                             strength=max(prev.strength, dp.strength), at_seq=dp.at_seq,
                                             detail={**prev.detail, **dp.detail}, updates=prev.id)
                 if grown.reasons:

@@ -86,16 +86,12 @@ def clock(seconds: float | None) -> str:
 
 
 def score(args: argparse.Namespace) -> int:
-    from questions.benchmark.run import report, score_labels, to_json
+    from questions.benchmark.run import score_labels, write
 
     if args.source:
         raise UsageError("--score takes no SESSION|TRANSCRIPT (the labels name their transcripts)")
-    scores = score_labels(args.score, args.part, args.transcripts, load_config(args.config))
-    if args.json:
-        json.dump(to_json(scores), sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(report(scores, args.verbose))
+    write(score_labels(args.score, args.part, args.transcripts, load_config(args.config)),
+          as_json=args.json, verbose=args.verbose)
     return 0
 
 

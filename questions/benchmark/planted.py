@@ -93,7 +93,8 @@ def score(ps: PlantedSet, seed: int = 1) -> dict:
     for key, asked in ps.questions.items():
         found = [where[t] for t in asked if t in where]
         clusters = sorted(set(found))
-        others = [m.text for ci in clusters for m in result.clusters[ci].members if truth.get(m.text, (None,))[0] != key]
+        others = [m.text for ci in clusters for m in result.clusters[ci].members
+                  if truth.get(m.text, (None,))[0] != key]
         if len(found) < 0.8 * len(asked):
             verdict = "lost"
         elif len(clusters) > 1:

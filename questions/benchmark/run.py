@@ -130,12 +130,18 @@ def main(argv: list[str] | None = None) -> int:
     except LabelsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
-    if args.json:
-        json.dump(to_json(scores), sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(report(scores, args.verbose))
+    write(scores, as_json=args.json, verbose=args.verbose)
     return 0
+
+
+def write(scores: list[TranscriptScore], *, as_json: bool = False, verbose: bool = False, out=None) -> None:
+    """The report (or its JSON) on `out` (stdout)."""
+    out = out or sys.stdout
+    if as_json:
+        json.dump(to_json(scores), out, indent=1)
+        out.write("\n")
+    else:
+        out.write(report(scores, verbose))
 
 
 if __name__ == "__main__":

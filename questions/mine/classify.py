@@ -64,7 +64,8 @@ _AUX_NOT_Q = _rx(r"^\w+\s+(?:be|been|being|have|not|also|just|probably|need|need
                  r"^have\s+(?:a\s+(?:look|go|try|think|read|peek|quick look)|fun)\b")
 _CAN_Q = _rx(r"^(?:can|could|cannot|can't|couldn't)\s+(?!you\b|u\b|we\b|ya\b)\w")
 # "do we ...", "do the loads coalesce": a question; "do a git diff", "do it", "do the same": an order
-_DO_Q = _rx(r"^(?:do|(?:don't|dont)(?=\s+(?:we|you|they|i|he|she|it|these|those)\b))\s+(?!(?:a|an|it|this|that|some|something|nothing|whatever|so|not|what|as|"
+_DO_Q = _rx(r"^(?:do|(?:don't|dont)(?=\s+(?:we|you|they|i|he|she|it|these|those)\b))\s+"
+            r"(?!(?:a|an|it|this|that|some|something|nothing|whatever|so|not|what|as|"
             r"the same|the rest|the following|the other|all of|both of|one|more|less|whatever|them|these changes)\b)"
             r"\w+(?:\s+\w+)?\s+\w+")
 _REQUEST = _rx(r"^(?:please\s+|pls\s+|so\s+)?(?:can|could|would|will|can't|couldn't)\s+(?:you|u|we|ya)\s+(?:please\s+)?"
@@ -79,7 +80,8 @@ _IMPERATIVE = _rx(
     r"^(?:please\s+|pls\s+|just\s+|now\s+|first\s*,?\s+|then\s+|next\s*,?\s+|also\s+|and\s+|go ahead and\s+|"
     r"i need you to\s+|i want you to\s+|i'd like you to\s+|we need to\s+|we should\s+|you need to\s+|"
     r"make sure\s+|let's\s+|lets\s+|let us\s+)*"
-    r"(?:(?:have|take)\s+a\s+(?:look|go|quick look|peek)|commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
+    r"(?:(?:have|take)\s+a\s+(?:look|go|quick look|peek)|"
+    r"commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
     r"close|delete|remove|revert|undo|redo|fix|implement|continue|proceed|go|stop|start|restart|read|look|show|"
     r"explain|print|list|give|profile|measure|time|benchmark|bench|verify|check|make|move|rename|refactor|"
     r"document|clean|spawn|launch|install|setup|set|keep|save|record|log|report|summari[sz]e|plot|dump|count|"
@@ -209,7 +211,8 @@ _HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|
 _CORRECTION = _rx(r"^(?:no|nope|wrong|actually|not quite|that's wrong|that's not right|thats wrong|incorrect)\b[,.!:]?"
                   r"\s+\w+")
 _TERMINAL = _rx(r"^\s*(?:\$ |\w[\w.-]*@[\w.-]+:|>>> |traceback \(most recent call last\)|error:|warning:|fatal:|"
-                r"unknown (?:command|flag|option|shorthand)|did you mean (?:this|one of these)\?|usage: |run '[^']+ --help'|"
+                r"unknown (?:command|flag|option|shorthand)|did you mean (?:this|one of these)\?|usage: |"
+                r"run '[^']+ --help'|"
                 r"\w+error:|at \w+\.|\s{4}\S|#include|__global__|\w+\s*\(.*\)\s*[{;]\s*$)")
 _ATTACH = _rx(r"^#\s*files mentioned by the user|^<image>|\[image\]|\[image #?\d+\]")
 _URL = _rx(r"\bhttps?://\S+|\bwww\.\S+")
@@ -273,8 +276,9 @@ def is_interrogative(sentence: str) -> bool:
 
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
-_PROPOSAL = _rx(r"^(?:how about|what about|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|can we not|"
-                r"can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|maybe we)\b")
+_PROPOSAL = _rx(r"^(?:how about|what about|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+                r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
+                r"maybe we)\b")
 
 
 def _asks_within(s: str) -> bool:

@@ -382,12 +382,13 @@ _SPEED_WORDS = re.compile(r"\b(?:faster|slower|speed-?ups?|quicker|vs\.?|versus|
 _TEXT_RATIO = re.compile(r"(?<![\w.\-–])(\d+(?:\.\d+)?)\s*[x×](?![\w.])(?!\s*\d)", re.I)
 _RANGE = re.compile(r"\d(?:\.\d+)?\s*[x×]?\s*(?:-|–|to)\s*\d+(?:\.\d+)?\s*[x×]", re.I)
 _PLAN = re.compile(r"\b(?:need|needs|needed|target|goal|aim|want|should|could|would|expect\w*|hope|might|may|"
-                   r"if|to reach|to get|up to|at least|potential(?:ly)?|estimate\w*|actually|was not|wasn't|not real|fake|bogus|"
-                   r"invalid|misleading|bug)\b", re.I)
+                   r"if|to reach|to get|up to|at least|potential(?:ly)?|estimate\w*|actually|was not|wasn't|"
+                   r"not real|fake|bogus|invalid|misleading|bug)\b", re.I)
 _TEST_WORDS = re.compile(r"\b(?:tests?|correct(?:ness)?|pass(?:ed|es|ing)?|fail(?:ed|s|ing|ures?)?|scenarios?|cases?|"
                          r"checks?|match(?:es|ed|ing)?|within tolerance)\b", re.I)
 _TEXT_FRACTION = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])\s*(?:\w+\s+){0,2}?(?:tests?\s+)?"
-                            r"(?:correct|pass(?:ed|ing)?|match(?:ed|ing)?|within tolerance|ok|green|succeed\w*)\b", re.I)
+                            r"(?:correct|pass(?:ed|ing)?|match(?:ed|ing)?|within tolerance|ok|green|succeed\w*)\b",
+                            re.I)
 _TEXT_FAILED = re.compile(r"(?<![\w./])(\d+)\s+(?:tests?|cases?|scenarios?|checks?)\s+fail(?:ed|ing|s)?\b", re.I)
 _TEXT_ALL_PASS = re.compile(r"\ball (\d+) (?:tests?|cases?|scenarios?|checks?) (?:pass|passed|passing)\b", re.I)
 _THROUGHPUT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(T|G|P)(?:FLOP/?s|FLOPS|B/s)\b")
