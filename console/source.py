@@ -15,6 +15,7 @@ the log restarts (truncated or replaced), events whose seq was already shown are
 """
 from __future__ import annotations
 
+import json
 import threading
 from array import array
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from console.store import EventStore, FileEventStore, IndexedLogReader, MemoryEventStore
+from questions.annotate import carries_points
 from sessions.follow import LogFollower
 from sessions.layout import SessionPaths
 
@@ -35,6 +37,15 @@ class Batch:
     lens: array | list[int] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # what happened to the log, for the steerer
     new_file: bool = False  # the spans are in another file than the batch before (a replaced log)
+
+
+def _first_event(path: Path) -> dict | None:
+    try:
+        with open(path, "rb") as f:
+            first = json.loads(f.readline() or b"null")
+    except (OSError, ValueError):
+        return None
+    return first if isinstance(first, dict) else None
 
 
 def malformed_notice(path: str, lines: list[int], reasons: list[str]) -> str:
@@ -84,6 +95,9 @@ class SessionSource(EventSource):
         self.label = paths.name
         self.store = FileEventStore(paths.events)
         self.reader = IndexedLogReader(paths.events, hold=True)
+        # a log that carries its own decision points is shown from what rows need (outputs
+        # skimmed); any other has its points derived by the detectors, which read the outputs
+        self.reader.skim = carries_points(_first_event(paths.events))
         self._force_polling = force_polling
         self._taken = 0  # spans handed over so far
         self._notices_taken = 0

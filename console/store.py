@@ -10,7 +10,9 @@ event's span. Foreign transcripts, imported in memory, live in a `MemoryEventSto
 Opening a session parses only what its rows show. A tool's output (2-20 KB each, most of a log's
 bytes) is in no row's title, so the reader skims it: the line is parsed with that string emptied
 (found by its closing quote, never decoded) and the event carries `output_skimmed` (the bytes
-left out). The whole event comes from the store when a row is expanded or searched.
+left out). The whole event comes from the store when a row is expanded or searched. A log whose
+decision points the console derives itself (console.decisions: foreign and imported logs) is read
+whole, since the detectors read tool outputs.
 """
 from __future__ import annotations
 
@@ -64,7 +66,9 @@ def skim_output(buf: bytes, start: int = 0, end: int | None = None) -> tuple[byt
 
 class IndexedLogReader(LogReader):
     """A LogReader whose `spans` list, in step with the events it returns, holds (offset, length).
-    Long lines have their tool output skimmed (see the module's note)."""
+    Long lines have their tool output skimmed unless `skim` is off (see the module's note)."""
+
+    skim = True
 
     def __init__(self, path: str | os.PathLike, *, hold: bool = False) -> None:
         super().__init__(path, hold=hold)
@@ -76,7 +80,7 @@ class IndexedLogReader(LogReader):
         first_line = self.line_no + 1
         n_events = len(result.events)
         n_bad = len(result.malformed)
-        parsed, offs, lens, skimmed = _lines(chunk)
+        parsed, offs, lens, skimmed = _lines(chunk, self.skim)
         events = _parse_all(parsed)
         if events is not None:  # every line a whole event: one json call for the lot
             self.line_no += len(parsed)
@@ -97,7 +101,7 @@ class IndexedLogReader(LogReader):
                 self.span_len.append(n)
 
 
-def _lines(chunk: bytes) -> tuple[list[bytes], list[int], list[int], dict[int, int]]:
+def _lines(chunk: bytes, skim: bool = True) -> tuple[list[bytes], list[int], list[int], dict[int, int]]:
     """The chunk's lines (it ends in a newline) as they are parsed: short ones whole, long ones
     with their output skimmed; with each line's offset and length in the chunk, and which were
     skimmed (index -> bytes left out). One pass, no copy of the long lines."""
@@ -111,7 +115,7 @@ def _lines(chunk: bytes) -> tuple[list[bytes], list[int], list[int], dict[int, i
     while pos < total:
         end = find(b"\n", pos)
         n = end - pos
-        cut = skim_output(chunk, pos, end) if n > SKIM_BYTES else None
+        cut = skim_output(chunk, pos, end) if skim and n > SKIM_BYTES else None
         if cut is None:
             add(chunk[pos:end])
         else:

@@ -122,3 +122,26 @@ async def test_a_malformed_line_is_skipped_and_the_rest_still_shown(live):
         live.append_more(5)
         await wait_for(pilot, lambda: len(app.screen.model) == n + 5)
         assert json.loads(live.paths.events.read_text().splitlines()[-1])["seq"] == live.writer.next_seq - 1
+
+
+async def test_a_followed_log_without_its_own_decision_points_gets_them_as_it_grows(tmp_path):
+    """An imported session being followed: the points the detectors find come with the new
+    events (console.decisions on the live path), the same as in a replay of it."""
+    from sessions.layout import SessionPaths
+    from sessions.log import SessionWriter
+
+    sp = SessionPaths(tmp_path / "imported")
+    sp.root.mkdir()
+    with SessionWriter(sp.events, fsync_types=frozenset()) as w:
+        app = make_app(sp)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_loaded(pilot)
+            screen = app.screen
+            assert len(screen.model) == 0
+            w.append("session_start", task="attention-cpu", goal={"min_geomean": 1.5},
+                     **{"import": {"format": "claude-code", "source": "x.jsonl"}})
+            w.append("assistant_text", text="I think the kernel is done: it beats the seed on every scenario.")
+            await wait_for(pilot, lambda: len(screen.model.decisions) >= 1)
+            kinds = [d.kind for d in screen.model.decisions]
+            assert "start" in kinds
+            assert all(screen.model.store.get(d.ei).get("derived") for d in screen.model.decisions)
