@@ -84,7 +84,7 @@ def test_sessions_and_transcripts_mine_too(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["/nonexistent/steering.jsonl"], "no session"),
+    (["/nonexistent/run.jsonl"], "no such file, session directory or session name"),
     (["{log}", "--window", "0"], "--window must be at least 1"),
     (["{log}", "--merge", "/nonexistent/bank.yaml"], "no such bank file"),
     (["{log}", "--merge", "{bad}"], "not valid YAML"),
