@@ -106,7 +106,7 @@ class GatedSource(MemorySource):
             self.first.set()
             deadline = time.monotonic() + 20
             while not self.gate.is_set() and time.monotonic() < deadline:
-                time.sleep(0.005)  # a slow disk: nothing more yet (the console reads on)
+                time.sleep(0.02)  # a slow disk: nothing more yet (the console reads on)
                 yield Batch([])
 
 
