@@ -23,7 +23,7 @@ _STYLES = ("title", "kind", "evidence", "number", "question", "hint", "sent", "w
 COMPACT_BELOW = 30  # terminal rows
 # the dock flapping (shown and hidden again and again by a flood of decision points) shows or
 # hides at most every MIN_TOGGLE_S; a steerer's own dismiss is never delayed
-FLAP_TOGGLES, FLAP_WINDOW_S, MIN_TOGGLE_S = 3, 1.0, 0.5
+FLAP_TOGGLES, FLAP_WINDOW_S, MIN_TOGGLE_S = 3, 2.0, 1.0
 
 
 class QuestionDock(PartStyles, Widget):
