@@ -189,11 +189,16 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
             self._update_from(first_dirty)
         if added:
             start = self.row_count
-            ends = self._ends
+            ends, heights, rows = self._ends, self._heights, self.model.rows
             total = ends[-1] if ends else 0
-            for r in range(start, len(self.model.rows)):
-                h = self._height_of(r, width)
-                self._heights.append(h)
+            height, expanded = render.collapsed_height, self.expanded
+            for r in range(start, len(rows)):  # the hot loop of opening a long log: inlined
+                row = rows[r]
+                if r in expanded:
+                    h = len(self._strips(r, width))
+                else:
+                    h = height(row, width) if row.kind in MULTILINE_CAP else 1
+                heights.append(h)
                 total += h
                 ends.append(total)
         self._update_virtual_size()
