@@ -142,6 +142,8 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
         super().__init__(**kw)
         self.reports = reports
         self._shown: tuple | None = None
+        self._tail_key: tuple | None = None
+        self._tail: list[Strip] = []
         self._lines: list[Strip] = []
         self._base: Style | None = None
 
@@ -159,34 +161,44 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
         if key == self._shown:
             return
         self._shown = key
-        # each piece a Text that ends its last line (the Group would join end="" pieces)
-        parts: list[RenderableType] = [self._verdict(state.latest_eval, state)]
-        bar = self._progress(state, width)
-        if bar is not None:
-            parts.append(bar)
-        plot = self._plot(state, width)
-        if plot is not None:
-            parts += [Text(""), plot]
-        table, flags = self._scenarios(state.latest_eval, state, width)
-        if table is not None:
-            parts += [Text(""), table]
-        if flags is not None:
-            parts += [Text(""), flags]
         console = self.app.console
         options = console.options.update_width(width)
         base = self._base = self.rich_style
-        self._lines = [Strip(segs).crop_extend(0, width, base).apply_style(base)
-                       for segs in console.render_lines(Group(*parts), options, pad=False)]
+
+        def strips(parts: list[RenderableType]) -> list[Strip]:
+            return [Strip(segs).crop_extend(0, width, base).apply_style(base)
+                    for segs in console.render_lines(Group(*parts), options, pad=False)]
+
+        # each piece a Text that ends its last line (the Group would join end="" pieces)
+        head: list[RenderableType] = [self._verdict(state.latest_eval, state)]
+        bar = self._progress(state, width)
+        if bar is not None:
+            head.append(bar)
+        # the plot and the table change with the evaluations, not with a running one's progress
+        # (which a busy session moves several times a second): drawn again only then
+        tail_key = key[:2] + key[4:]
+        if tail_key != self._tail_key:
+            tail: list[RenderableType] = []
+            plot = self._plot(state, width)
+            if plot is not None:
+                tail += [Text(""), plot]
+            table, flags = self._scenarios(state.latest_eval, state, width)
+            if table is not None:
+                tail += [Text(""), table]
+            if flags is not None:
+                tail += [Text(""), flags]
+            self._tail_key, self._tail = tail_key, strips(tail) if tail else []
+        self._lines = strips(head) + self._tail
         set_virtual_size(self, Size(width, len(self._lines)))
         self.refresh()
 
     def on_resize(self) -> None:
-        self._shown = None
+        self._shown = self._tail_key = None
         self.watch_state(self.state)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._shown = None
+        self._shown = self._tail_key = None
         if self.is_mounted:
             self.watch_state(self.state)
 
