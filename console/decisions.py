@@ -41,6 +41,12 @@ class DecisionStore(EventStore):
         return len(self._map)
 
     def add(self, batch: AnnotatedBatch) -> None:
+        if not any(batch.derived):  # a runner's log: nothing derived, the indices run in step
+            n, at = len(batch.events), len(self._map)
+            self._back.extend(range(at, at + n))
+            self._map.extend(range(self._inner_n, self._inner_n + n))
+            self._inner_n += n
+            return
         for ev, derived in zip(batch.events, batch.derived):
             if derived:
                 self._map.append(-(len(self._derived) + 1))
@@ -99,6 +105,9 @@ class DecisionSource(EventSource):
         events: list[dict] = []
         derived: list[bool] = []
         with self._lock:
+            if self._annotator.derived is False:  # a log with its own points: they pass as they are
+                return AnnotatedBatch(batch.events, notices=batch.notices, inner=batch,
+                                      derived=[False] * len(batch.events))
             for ev in batch.events:
                 for shown in self._annotator.feed(ev):
                     events.append(shown)
