@@ -82,6 +82,7 @@ class ParamField:
     name: str
     kind: str  # "in" | "out" | "scalar"
     dtype: str  # an ELEMENT_TYPES key for buffers, a SCALAR_TYPES entry for scalars
+    refresh: bool = True  # inputs: new values each timed round from the evaluator's generator
 
 
 @dataclass(frozen=True)
@@ -339,7 +340,7 @@ class _Parser:
         fields: list[ParamField] = []
         for i, item in enumerate(value):
             where = f"params[{i}]"
-            item = self.mapping(item, value.line_of(i), where, ("name", "in", "out", "scalar"))
+            item = self.mapping(item, value.line_of(i), where, ("name", "in", "out", "scalar", "refresh"))
             name = self.string(item, "name", where, pattern=C_IDENT_RE)
             kinds = [k for k in ("in", "out", "scalar") if k in item]
             if len(kinds) != 1:
@@ -354,7 +355,11 @@ class _Parser:
                 dtype = self.string(item, kind, where, choices=choices)
             if any(f.name == name for f in fields):
                 raise self.fail(item.line_of("name"), f"{where}.name", f"duplicate field {name!r}")
-            fields.append(ParamField(name, kind, dtype))
+            refresh = item.get("refresh", True)
+            if "refresh" in item and (kind != "in" or not isinstance(refresh, bool)):
+                raise self.fail(item.line_of("refresh"), f"{where}.refresh",
+                                "refresh: true/false is for in: buffers only")
+            fields.append(ParamField(name, kind, dtype, refresh))
         if not any(f.kind == "out" for f in fields):
             raise self.fail(line, "params", "needs at least one out: buffer")
         return tuple(fields)
