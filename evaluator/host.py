@@ -260,6 +260,23 @@ class CudaBackend:
 
 # ---- the core ------------------------------------------------------------------------------------
 
+def mapped_libraries() -> set[str]:
+    """Files mapped executable in this process (from /proc/self/maps): the shared objects, and
+    anything else code was loaded from (a memfd, a deleted file)."""
+    out = set()
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and "x" in parts[1]:
+                    path = parts[5].strip()
+                    if path and not (path.startswith("[") and path.endswith("]")):
+                        out.add(path)
+    except OSError:
+        pass
+    return out
+
+
 class HostCore:
     """Loaded kernels, the current scenario's sets and slots, and the rounds."""
 
@@ -273,10 +290,25 @@ class HostCore:
         self.baseline_calls: list[list[Any]] = []  # per baseline: one callable per set
         self.harness: Any = None
         self.rng = np.random.default_rng()
+        self.known_libs: set[str] = set()
 
-    def load(self, libs: list[str], entry: str, fields: list[list[str]]) -> None:
+    def new_libraries(self) -> list[str]:
+        """Libraries mapped since the last call of this (the first call: since start)."""
+        now = mapped_libraries()
+        added = sorted(now - self.known_libs)
+        self.known_libs = now
+        return added
+
+    def load(self, libs: list[str], entry: str, fields: list[list[str]]) -> list[str]:
+        """Open the libraries, the seed (last in `libs`) first, so the candidate's load-time code
+        finds the seed already mapped. What was mapped before counts as the host's own; what the
+        two libraries brought (with their dependencies and anything their load-time code opened) is
+        returned for the verdict to check."""
         self.fields = tuple(ParamField(*f) for f in fields)
-        self.fns = [load_symbol(lib, entry) for lib in libs]
+        self.new_libraries()
+        fns = {i: load_symbol(lib, entry) for i, lib in reversed(list(enumerate(libs)))}
+        self.fns = [fns[i] for i in range(len(libs))]
+        return self.new_libraries()
 
     # scenario ----------------------------------------------------------------------------------
     def prepare(self, spec: ScenarioSpec, payload: memoryview) -> None:
@@ -488,9 +520,9 @@ def serve(req_fd: int, rep_fd: int) -> int:
         payload: bytes | None = None
         try:
             if kind == "load":
-                core, confined = load_core(h)
+                core, confined, libs = load_core(h)
                 reply |= {"kind": "loaded", "threads": core.backend.helper.threads
-                          if core.backend.kind == "cpu" else 1, "confined": confined}
+                          if core.backend.kind == "cpu" else 1, "confined": confined, "libs": libs[:64]}
             elif core is None:
                 raise RuntimeError(f"{kind} before load")
             elif kind == "prepare":
@@ -501,7 +533,8 @@ def serve(req_fd: int, rep_fd: int) -> int:
                 records = core.rounds(plan, h["seeds"], bool(h["flush"]), bool(h["check_inputs"]))
                 reply |= {"kind": "rounds_done", **{
                     key: [getattr(r, key) for r in records]
-                    for key in ("returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms")}}
+                    for key in ("returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms")},
+                    "libs": core.new_libraries()[:64]}
                 if h["check_inputs"]:
                     reply["modified"] = [r.modified for r in records]
                     reply["late"] = [r.late for r in records]
@@ -511,6 +544,7 @@ def serve(req_fd: int, rep_fd: int) -> int:
                 reply |= {"kind": "data", "nbytes": len(payload)}
             elif kind == "baselines":
                 names, errors = core.baselines()
+                core.new_libraries()  # what the upstream ops loaded is theirs
                 reply |= {"kind": "baselines_ready", "names": names, "errors": errors}
             elif kind == "close":
                 core.close()
@@ -533,7 +567,7 @@ def serve(req_fd: int, rep_fd: int) -> int:
         write_message(rep_fd, reply, payload)
 
 
-def load_core(h: dict[str, Any]) -> tuple[HostCore, dict[str, Any]]:
+def load_core(h: dict[str, Any]) -> tuple[HostCore, dict[str, Any], list[str]]:
     """Start the backend, import what the baselines need, confine, then open seed and candidate."""
     from evaluator.confine import Limits, confine, data_in_use
 
@@ -555,8 +589,8 @@ def load_core(h: dict[str, Any]) -> tuple[HostCore, dict[str, Any]]:
         if data is not None and lim.get("data_headroom"):
             data = data_in_use() + int(lim["data_headroom"])
         confined = confine(Limits(cpu_s=int(lim["cpu_s"]), file_bytes=int(lim["file_bytes"]), data_bytes=data))
-    core.load(h["libs"], h["entry"], h["fields"])
-    return core, confined
+    libs = core.load(h["libs"], h["entry"], h["fields"])
+    return core, confined, libs
 
 
 def main(argv: list[str] | None = None) -> int:

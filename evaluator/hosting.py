@@ -61,6 +61,7 @@ class Rounds:
     outside_ms: list[float]
     modified: list[list[str]] | None
     late: list[bool] | None
+    libs: list[str]  # shared libraries the host mapped since its previous reply (run-time loads)
     verdict_ms: float  # request sent -> reply read, by the verdict's clock
 
 
@@ -72,6 +73,7 @@ class CandidateHost:
     confined: dict[str, Any] = {}
     # kernel threads rest between calls (OMP_WAIT_POLICY=PASSIVE), so CPU time there means work
     passive_threads = True
+    loaded_libs: list[str] = []  # what loading the seed and the candidate mapped (checked by the verdict)
 
     def __init__(self) -> None:
         self.seq = 0
@@ -89,6 +91,7 @@ class CandidateHost:
                             "fields": fields, "threads": threads, "task_dir": task_dir, "confine": confine},
                            None, "loaded", LOAD_TIMEOUT_S)
         self.confined = out["confined"]
+        self.loaded_libs = out["libs"]
         return out
 
     def prepare(self, spec: ScenarioSpec, payload: bytes, timeout_s: float = LOAD_TIMEOUT_S) -> None:
@@ -102,7 +105,7 @@ class CandidateHost:
                              "flush": flush, "check_inputs": check_inputs}, None, "rounds_done", timeout_s,
                             calls=calls, with_modified=check_inputs, inputs=self.inputs)
         return Rounds(out["returned"], out["event_ms"], out["wall_ms"], out["other_cpu_ms"], out["outside_ms"],
-                      out.get("modified"), out.get("late"), ms)
+                      out.get("modified"), out.get("late"), out["libs"], ms)
 
     def fetch(self, slot: int, output: str, blocks: list[tuple[int, int]] | None, nbytes: int) -> tuple[bytes, float]:
         out, ms = self._ask({"kind": "fetch", "slot": slot, "output": output,
@@ -147,9 +150,9 @@ class LocalHost(CandidateHost):
         try:
             if kind == "load":
                 header = dict(header, confine=None)
-                self.core, confined = load_core(header)
+                self.core, confined, libs = load_core(header)
                 reply = {"kind": "loaded", "threads": getattr(getattr(self.core.backend, "helper", None),
-                                                              "threads", 1), "confined": confined}
+                                                              "threads", 1), "confined": confined, "libs": libs}
                 data = None
             else:
                 assert self.core is not None
@@ -188,7 +191,7 @@ def _dispatch(core: HostCore, h: dict[str, Any], payload: bytes | None) -> tuple
         return {"kind": "prepared"}, None
     if kind == "rounds":
         records = core.rounds([(int(s), list(o)) for s, o in h["plan"]], h["seeds"], h["flush"], h["check_inputs"])
-        reply: dict[str, Any] = {"kind": "rounds_done"}
+        reply: dict[str, Any] = {"kind": "rounds_done", "libs": core.new_libraries()}
         for key in ("returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms"):
             reply[key] = [getattr(r, key) for r in records]
         if h["check_inputs"]:
@@ -200,6 +203,7 @@ def _dispatch(core: HostCore, h: dict[str, Any], payload: bytes | None) -> tuple
         return {"kind": "data", "nbytes": len(data)}, data
     if kind == "baselines":
         names, errors = core.baselines()
+        core.new_libraries()
         return {"kind": "baselines_ready", "names": names, "errors": errors}, None
     raise RuntimeError(f"unknown request {kind}")
 

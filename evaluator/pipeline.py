@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.build import BuildResult, build, default_cache_dir, file_sha256
-from evaluator.constraints import Violation, check_binary, check_source, exported_functions
+from evaluator.constraints import (Violation, check_binary, check_source, exported_functions,
+                                   runtime_library_violations)
 from evaluator.device import Device, Guard
 from evaluator.errors import KernelFault, TaskError
 from evaluator.hosting import CandidateHost, HostFailure, LocalHost, ProcessHost, process_cpu_s, scratch_dir
@@ -105,6 +106,8 @@ class Evaluation:
         self.ref_fn: Any = None
         self._log: Any = None
         self._scratch: Path | None = None
+        self._own_libs: list[str] = []
+        self._report: EvalReport | None = None
 
     @property
     def compute_peak_key(self) -> str:
@@ -125,6 +128,7 @@ class Evaluation:
             goal_spec=asdict(task.goal), roofline=task.roofline, total_planned=len(self.scenarios), started_at=t0,
         )
         report.pinned = pinned
+        self._report = report
         try:
             self._run(report)
         except KernelFault as exc:  # the verdict's own context broke (its reference kernel)
@@ -176,6 +180,8 @@ class Evaluation:
                        entry=task.entry, fields=[[f.name, f.kind, f.dtype] for f in task.params],
                        task_dir=str(task.dir) if self._wants_baselines() else None, confine=self._limits())
         report.host = {"kind": self.host.sandbox, "note": self.host.sandbox_note, "confined": self.host.confined}
+        self._own_libs = [str(cand.lib), str(seed.lib)]
+        self.runtime_libraries(self.host.loaded_libs, report)
         self._where = ""
         try:
             self.peaks = self._peaks()
@@ -221,6 +227,16 @@ class Evaluation:
                 prefetch.shutdown(wait=True, cancel_futures=True)
 
     # parts ---------------------------------------------------------------------------------
+    def runtime_libraries(self, paths: list[str], report: EvalReport | None = None) -> None:
+        """Record code the host mapped at run time that the build did not link (a violation)."""
+        if not paths:
+            return
+        report = report or self._report
+        found = runtime_library_violations(paths, self.task.constraints, self._own_libs, self.task.backend,
+                                           writable=(str(self._scratch),) if self._scratch else ())
+        have = {(v["kind"], v["name"]) for v in report.violations}
+        report.violations += [v.to_json() for v in found if (v.kind, v.name) not in have]
+
     def _wants_baselines(self) -> bool:
         return (self.use_baselines and self.opts.timing and self.task.backend == "cuda"
                 and callable(getattr(self.task.harness, "baselines", None)))

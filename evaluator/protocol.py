@@ -209,7 +209,8 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
         raise c.fail("carries a payload it should not")
     out: dict[str, Any] = {}
     if expect == "loaded":
-        c.only({"threads", "confined"})
+        c.only({"threads", "confined", "libs"})
+        out["libs"] = _paths(c)
         out["threads"] = c.integer("threads", 1, 1 << 16)
         confined = c.get("confined")
         if not isinstance(confined, dict) or not all(isinstance(k, str) and isinstance(v, (bool, str, int))
@@ -218,13 +219,14 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
         out["confined"] = confined
     elif expect == "rounds_done":
         calls = spec["calls"]
-        keys = {"returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms"}
+        keys = {"returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms", "libs"}
         if spec.get("with_modified"):
             keys |= {"modified", "late"}
         c.only(keys)
         out["returned"] = c.integers("returned", calls, -(1 << 31), (1 << 31) - 1)
         for key in ("event_ms", "wall_ms", "other_cpu_ms", "outside_ms"):
             out[key] = c.numbers(key, calls)
+        out["libs"] = _paths(c)
         if spec.get("with_modified"):
             mods = c.get("modified")
             if not isinstance(mods, list) or len(mods) != calls:
@@ -256,6 +258,14 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
     else:  # prepared, bye: nothing else
         c.only(set())
     return out
+
+
+def _paths(c: _Check) -> list[str]:
+    libs = c.get("libs")
+    if not isinstance(libs, list) or len(libs) > 64 or not all(isinstance(x, str) and 0 < len(x) <= 4096
+                                                               for x in libs):
+        raise c.fail("field 'libs' is not a list of at most 64 paths")
+    return libs
 
 
 class HostReportedError(Exception):
