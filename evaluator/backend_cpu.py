@@ -11,8 +11,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import platform
-import resource
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from evaluator.device import Device, Guard
+from evaluator.machine import cpu_model, last_level_cache_bytes, machine_busy_s, mem_available, own_cpu_s
 
 _PEAK_SOURCE = r"""
 #include <omp.h>
@@ -51,63 +50,6 @@ PROBE_MAX_BYTES = 1 << 30
 PROBE_MIN_BYTES = 64 << 20
 # a contended peak measurement is used at once but measured again only after this long
 REMEASURE_AFTER_S = 3600.0
-
-
-def last_level_cache_bytes() -> int:
-    """Size of the largest data/unified cache of cpu0 (32 MiB when sysfs does not say)."""
-    best_level, best = 0, 0
-    for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
-        try:
-            if (index / "type").read_text().strip() == "Instruction":
-                continue
-            level = int((index / "level").read_text())
-            text = (index / "size").read_text().strip().upper()
-        except (OSError, ValueError):
-            continue
-        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
-        size = int(text.rstrip("KMG")) * scale
-        if level > best_level or (level == best_level and size > best):
-            best_level, best = level, size
-    return best or (32 << 20)
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def machine_busy_s() -> float | None:
-    """Seconds all cores spent busy (user, system, irq, steal, ...) since boot, from /proc/stat."""
-    try:
-        with open("/proc/stat", encoding="ascii") as fh:
-            fields = [int(v) for v in fh.readline().split()[1:]]
-    except (OSError, ValueError):
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    ticks = sum(fields[:8]) - idle  # guest time is already inside user
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def own_cpu_s() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def mem_available() -> int:
-    """Bytes of memory available (MemAvailable), 1 GiB when /proc/meminfo does not say."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 1 << 30
 
 
 def probe_bytes(llc: int, available: int) -> int:

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from evaluator.abi import params_struct
+from evaluator.abi import load_symbol, params_struct
 from evaluator.errors import TaskError
-from evaluator.harness import POISON_BYTE, Case, ElementType, to_storage
+from evaluator.harness import Case, ElementType, to_storage
+from evaluator.native import POISON_BYTE
 from evaluator.task import Task
 
 KernelFn = Callable[[Any], int]  # called with the params struct; returns the entry's result
@@ -73,16 +74,6 @@ class Device:
     def info(self) -> dict[str, Any]: raise NotImplementedError
     def peaks(self, cache_dir: Any) -> dict[str, float]: raise NotImplementedError
     def close(self) -> None: pass
-
-
-def load_symbol(lib: str, entry: str) -> Callable[..., int]:
-    """The entry of a shared library as a ctypes function `int entry(const Params*, void*)`."""
-    handle = ctypes.CDLL(lib, mode=ctypes.RTLD_LOCAL)
-    fn = getattr(handle, entry)
-    fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    fn._ks_lib = handle  # keep the library loaded as long as the function lives
-    return fn
 
 
 class BufferSet:

@@ -12,27 +12,28 @@ bytes of slots the verdict asks for. What those facts mean is decided on the oth
 
 `HostCore` is the same work without a process around it (evaluator.hosting.LocalHost uses it
 in-process for trusted code and tests).
+
+A cpu host imports the standard library and ctypes only: numpy maps a BLAS library, and code in
+the candidate's process could find and call it without linking it.
 """
 from __future__ import annotations
 
 import argparse
 import ctypes
+import math
+import mmap
 import os
+import random
 import sys
 import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from evaluator.abi import params_struct
-from evaluator.device import Guard, load_symbol
+from evaluator.abi import ParamField, load_symbol, params_struct
 from evaluator.errors import KernelFault
-from evaluator.harness import ELEMENT_TYPES, POISON_BYTE, Case, to_values
-from evaluator.native import GEN_KINDS, KIND_COPY
+from evaluator.native import ELEMENT_SIZES, GEN_KINDS, KIND_COPY, POISON_BYTE
 from evaluator.protocol import Reader, write_message
-from evaluator.task import ParamField
 
 SEED, CAND = 1, 0  # contestant indices: 0 the candidate, 1 the seed, 2.. baselines
 SNAPSHOT = (0, 1)  # contestants whose outputs are kept in slots
@@ -48,11 +49,11 @@ class BufferSpec:
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) * ELEMENT_TYPES[self.type_name].size
+        return self.count * ELEMENT_SIZES[self.type_name]
 
     @property
     def count(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type_name, "shape": list(self.shape), "refresh": self.refresh}
@@ -121,7 +122,16 @@ class _Set:
         self.live: dict[str, Any] = {}
         self.out: dict[str, Any] = {}
         self.params: Any = None
-        self.expected: dict[str, np.ndarray] = {}
+        self.expected: dict[str, bytes] = {}
+
+
+class HostBuffer:
+    """Page-aligned host memory (an anonymous mapping) and its address."""
+
+    def __init__(self, nbytes: int) -> None:
+        self.nbytes = max(nbytes, 16)
+        self.map = mmap.mmap(-1, self.nbytes)
+        self.address = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
 
 
 class CpuBackend:
@@ -130,9 +140,10 @@ class CpuBackend:
     kind = "cpu"
 
     def __init__(self, helper_lib: str, threads: int | None) -> None:
-        from evaluator.backend_cpu import last_level_cache_bytes
-        from evaluator.native import CpuHelper
         from pathlib import Path
+
+        from evaluator.machine import last_level_cache_bytes
+        from evaluator.native import CpuHelper
 
         self.helper = CpuHelper(Path(helper_lib), threads)
         self.llc = last_level_cache_bytes()
@@ -141,35 +152,33 @@ class CpuBackend:
         self.stream = None
 
     @staticmethod
-    def alloc(nbytes: int) -> np.ndarray:
-        raw = np.empty(max(nbytes, 16) + 64, dtype=np.uint8)
-        offset = (-raw.ctypes.data) % 64
-        return raw[offset:offset + max(nbytes, 16)]
+    def alloc(nbytes: int) -> HostBuffer:
+        return HostBuffer(nbytes)
 
-    def address(self, handle: np.ndarray) -> int:
-        return handle.ctypes.data
+    def address(self, handle: HostBuffer) -> int:
+        return handle.address
 
-    def upload(self, handle: np.ndarray, data: memoryview) -> None:
-        handle[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+    def upload(self, handle: HostBuffer, data: memoryview) -> None:
+        handle.map[:len(data)] = data
 
-    def download(self, handle: np.ndarray, nbytes: int) -> bytes:
-        return handle[:nbytes].tobytes()
+    def download(self, handle: HostBuffer, nbytes: int) -> bytes:
+        return handle.map[:nbytes]
 
-    def read_range(self, handle: np.ndarray, start: int, length: int) -> bytes:
-        return handle[start:start + length].tobytes()
+    def read_range(self, handle: HostBuffer, start: int, length: int) -> bytes:
+        return handle.map[start:start + length]
 
-    def refresh(self, dst: np.ndarray, base: np.ndarray, kind: int, count: int, seed: int) -> None:
-        self.helper.refresh(dst.ctypes.data, base.ctypes.data, count, kind, seed)
+    def refresh(self, dst: HostBuffer, base: HostBuffer, kind: int, count: int, seed: int) -> None:
+        self.helper.refresh(dst.address, base.address, count, kind, seed)
 
-    def poison(self, handle: np.ndarray, nbytes: int) -> None:
-        self.helper.fill(handle.ctypes.data, nbytes, POISON_BYTE)
+    def poison(self, handle: HostBuffer, nbytes: int) -> None:
+        self.helper.fill(handle.address, nbytes, POISON_BYTE)
 
     def flush(self) -> None:
         self.tick = (self.tick + 1) & 0xFF
-        self.helper.fill(self.flush_buf.ctypes.data, self.flush_buf.nbytes, self.tick)
+        self.helper.fill(self.flush_buf.address, self.flush_buf.nbytes, self.tick)
 
-    def snapshot(self, dst: np.ndarray, dst_offset: int, src: np.ndarray, nbytes: int, seed: int) -> None:
-        self.helper.snapshot(dst.ctypes.data + dst_offset, src.ctypes.data, nbytes, seed)
+    def snapshot(self, dst: HostBuffer, dst_offset: int, src: HostBuffer, nbytes: int, seed: int) -> None:
+        self.helper.snapshot(dst.address + dst_offset, src.address, nbytes, seed)
 
     def other_cpu_ns(self) -> int:
         return self.helper.other_cpu_ns()
@@ -195,6 +204,7 @@ class CudaBackend:
 
     def __init__(self, gen_lib: str) -> None:
         from evaluator.backend_cuda import CudaDevice
+        from evaluator.device import Guard
 
         self.dev = CudaDevice(Guard())
         self.cu = self.dev.cu
@@ -212,15 +222,16 @@ class CudaBackend:
         return int(handle)
 
     def upload(self, handle: Any, data: memoryview) -> None:
+        import numpy as np
+
         self.dev.upload(handle, np.frombuffer(data, dtype=np.uint8))
 
     def download(self, handle: Any, nbytes: int) -> bytes:
-        out = np.empty(nbytes, dtype=np.uint8)
-        if nbytes:
-            self.dev.download(handle, out)
-        return out.tobytes()
+        return self.read_range(handle, 0, nbytes)
 
     def read_range(self, handle: Any, start: int, length: int) -> bytes:
+        import numpy as np
+
         out = np.empty(length, dtype=np.uint8)
         if length:
             self.dev.download(int(handle) + start, out)
@@ -289,7 +300,7 @@ class HostCore:
         self.slots: Any = None
         self.baseline_calls: list[list[Any]] = []  # per baseline: one callable per set
         self.harness: Any = None
-        self.rng = np.random.default_rng()
+        self.rng = random.Random(os.urandom(16))
         self.known_libs: set[str] = set()
 
     def new_libraries(self) -> list[str]:
@@ -366,11 +377,10 @@ class HostCore:
             kind, count = gen_kind(buf, seed)
             self.backend.refresh(s.live[buf.name], s.base[buf.name], kind, count, seed or 0)
 
-    def _inputs_now(self, s: _Set) -> dict[str, np.ndarray]:
+    def _inputs_now(self, s: _Set) -> dict[str, bytes]:
         assert self.spec is not None
         self.backend.settle()
-        return {buf.name: np.frombuffer(self.backend.download(s.live[buf.name], buf.nbytes), np.uint8)
-                for buf in self.spec.inputs}
+        return {buf.name: self.backend.download(s.live[buf.name], buf.nbytes) for buf in self.spec.inputs}
 
     def rounds(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], flush: bool,
                check_inputs: bool) -> list[CallRecord]:
@@ -407,7 +417,7 @@ class HostCore:
                 if c in SNAPSHOT:
                     at = slot * spec.output_bytes
                     for buf in spec.outputs:
-                        b.snapshot(self.slots, at, s.out[buf.name], buf.nbytes, int(self.rng.integers(1 << 62)))
+                        b.snapshot(self.slots, at, s.out[buf.name], buf.nbytes, self.rng.getrandbits(62))
                         at += buf.nbytes
                     slot += 1
                 b.settle()
@@ -416,7 +426,7 @@ class HostCore:
                 rec.wall_ms = (time.perf_counter_ns() - w0) / 1e6
                 if check_inputs:
                     now = self._inputs_now(s)
-                    rec.modified = [k for k, v in s.expected.items() if not np.array_equal(v, now[k])]
+                    rec.modified = [k for k, v in s.expected.items() if v != now[k]]
                     if c == CAND:
                         rec.late = self._changed_since_snapshot(s, slot - 1)
                 records.append(rec)
@@ -460,7 +470,10 @@ class HostCore:
 
     # baselines (cuda): upstream ops from the task's harness, timed like contestants -----------------
     def baselines(self) -> tuple[list[str], dict[str, str]]:
+        import numpy as np
+
         from evaluator.backend_cuda import DeviceArray
+        from evaluator.harness import ELEMENT_TYPES, Case, to_values
 
         spec, b = self.spec, self.backend
         assert spec is not None and self.harness is not None and b.kind == "cuda"

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.host import HostCore, ScenarioSpec
+from evaluator.machine import descendants
 from evaluator.protocol import (HostGone, HostReportedError, HostTimeout, Message, ProtocolError, Reader,
                                 check_reply, encode, write_message)
 
@@ -152,7 +153,7 @@ class LocalHost(CandidateHost):
                 header = dict(header, confine=None)
                 self.core, confined, libs = load_core(header)
                 reply = {"kind": "loaded", "threads": getattr(getattr(self.core.backend, "helper", None),
-                                                              "threads", 1), "confined": confined, "libs": libs}
+                                                              "threads", 1), "confined": confined, "libs": []}
                 data = None
             else:
                 assert self.core is not None
@@ -191,7 +192,9 @@ def _dispatch(core: HostCore, h: dict[str, Any], payload: bytes | None) -> tuple
         return {"kind": "prepared"}, None
     if kind == "rounds":
         records = core.rounds([(int(s), list(o)) for s, o in h["plan"]], h["seeds"], h["flush"], h["check_inputs"])
-        reply: dict[str, Any] = {"kind": "rounds_done", "libs": core.new_libraries()}
+        # in-process, what the verdict itself maps would show: run-time loads are checked only in
+        # a host of its own
+        reply: dict[str, Any] = {"kind": "rounds_done", "libs": []}
         for key in ("returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms"):
             reply[key] = [getattr(r, key) for r in records]
         if h["check_inputs"]:
@@ -203,7 +206,6 @@ def _dispatch(core: HostCore, h: dict[str, Any], payload: bytes | None) -> tuple
         return {"kind": "data", "nbytes": len(data)}, data
     if kind == "baselines":
         names, errors = core.baselines()
-        core.new_libraries()
         return {"kind": "baselines_ready", "names": names, "errors": errors}, None
     raise RuntimeError(f"unknown request {kind}")
 
@@ -322,40 +324,6 @@ def host_environment(base: dict[str, str] | None, scratch: Path) -> dict[str, st
                HOME=str(scratch), TMPDIR=str(scratch), OMP_WAIT_POLICY="PASSIVE",
                OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return env
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid` (by parent links in /proc)."""
-    parent: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                parent[int(entry)] = int(fh.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-    out, frontier = [], [pid]
-    while frontier:
-        p = frontier.pop()
-        kids = [c for c, pp in parent.items() if pp == p]
-        out += kids
-        frontier += kids
-    return out
-
-
-def process_cpu_s(pids: list[int]) -> float:
-    """utime + stime of these processes (all their threads), seconds."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as fh:
-                fields = fh.read().rsplit(b")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (OSError, IndexError, ValueError):
-            continue
-    return total / tick
 
 
 def scratch_dir() -> Path:

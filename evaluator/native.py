@@ -20,8 +20,10 @@ import platform
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where used: the cpu candidate host never loads it
+    import numpy as np
 
 NATIVE_DIR = Path(__file__).resolve().parent / "native"
 BUILD_TIMEOUT_S = 300
@@ -29,6 +31,9 @@ BUILD_TIMEOUT_S = 300
 # generator kinds (ks_gen.h): element type name -> kind; integer buffers are copied unchanged
 GEN_KINDS = {"f32": 0, "f64": 1, "f16": 2, "bf16": 3}
 KIND_COPY = 4
+# bytes per element of each buffer type (evaluator.harness.ELEMENT_TYPES, without numpy)
+ELEMENT_SIZES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i32": 4, "i64": 8, "i8": 1, "u8": 1}
+POISON_BYTE = 0xFF  # all-ones: a NaN in f32, f16, bf16 and f64; -1 in signed integers
 
 
 class NativeBuildError(RuntimeError):
@@ -135,6 +140,8 @@ class CpuHelper:
 
     def refresh_array(self, base: np.ndarray, type_name: str, seed: int | None) -> np.ndarray:
         """A new storage array: `base` refreshed for the round `seed` (None = an exact copy)."""
+        import numpy as np
+
         out = np.empty_like(base)
         kind = GEN_KINDS.get(type_name, KIND_COPY) if seed is not None else KIND_COPY
         count = base.size if kind != KIND_COPY else base.nbytes
@@ -144,10 +151,9 @@ class CpuHelper:
 
 # ---- the generator in numpy (for the tests: C, CUDA and this agree bit for bit) ---------------------
 
-_M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
 def _mix(seed: int, index: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     with np.errstate(over="ignore"):
         z = np.uint64(seed & 0xFFFFFFFFFFFFFFFF) + index.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -156,6 +162,8 @@ def _mix(seed: int, index: np.ndarray) -> np.ndarray:
 
 
 def factors_numpy(seed: int, n: int) -> np.ndarray:
+    import numpy as np
+
     h = _mix(seed, np.arange(n, dtype=np.uint64))
     k = (h & np.uint64(0xFFFF)).astype(np.int64) - 32768
     m = (np.float32(1.0) + k.astype(np.float32) * np.float32(2.0 ** -18)).astype(np.float32)
@@ -164,6 +172,8 @@ def factors_numpy(seed: int, n: int) -> np.ndarray:
 
 def refresh_numpy(base: np.ndarray, type_name: str, seed: int) -> np.ndarray:
     """refresh_array in numpy: float storage times the round's factors, rounded to the storage type."""
+    import numpy as np
+
     from evaluator.harness import bf16_bits, bf16_values
 
     flat = np.ascontiguousarray(base).reshape(-1)

@@ -28,7 +28,8 @@ from evaluator.constraints import (Violation, check_binary, check_source, export
                                    runtime_library_violations)
 from evaluator.device import Device, Guard
 from evaluator.errors import KernelFault, TaskError
-from evaluator.hosting import CandidateHost, HostFailure, LocalHost, ProcessHost, process_cpu_s, scratch_dir
+from evaluator.hosting import CandidateHost, HostFailure, LocalHost, ProcessHost, scratch_dir
+from evaluator.machine import cores, machine_busy_s, mem_total, own_cpu_s, process_cpu_s
 from evaluator.pins import verify_pins
 from evaluator.reference import KernelReferences, NumpyReferences, References
 from evaluator.report import EvalReport
@@ -139,6 +140,8 @@ class Evaluation:
         finally:
             if self.host is not None:
                 self.host.close()
+            if report.log_tail is None and (report.error or not report.all_correct):
+                report.log_tail = self._log_tail()  # the candidate's own prints, when something failed
             if self.device is not None:
                 self.device.close()
             self._cleanup()
@@ -246,11 +249,10 @@ class Evaluation:
         file size, private memory (cpu: most of the machine; cuda: what CUDA took plus headroom)."""
         from evaluator.isolate import default_timeout
 
-        cores = _cores()
-        cpu_s = int(default_timeout(self.task, self.opts) * cores) + 60
+        cpu_s = int(default_timeout(self.task, self.opts) * cores()) + 60
         if self.task.backend == "cuda":
             return {"cpu_s": cpu_s, "file_bytes": HOST_FILE_BYTES, "data_bytes": 0, "data_headroom": HOST_DATA_HEADROOM}
-        return {"cpu_s": cpu_s, "file_bytes": HOST_FILE_BYTES, "data_bytes": int(_mem_total() * 0.75)}
+        return {"cpu_s": cpu_s, "file_bytes": HOST_FILE_BYTES, "data_bytes": int(mem_total() * 0.75)}
 
     def _start_host(self) -> CandidateHost:
         if (self.opts.host or "local") == "local":
@@ -324,22 +326,18 @@ class Evaluation:
         """cpu: the machine's busy time, ours and the host's, now (for machine_share)."""
         if self.task.backend != "cpu":
             return None
-        from evaluator.backend_cpu import machine_busy_s, own_cpu_s
-
         return machine_busy_s(), own_cpu_s() + process_cpu_s(self.host.pids() if self.host else []), time.monotonic()
 
     def machine_share(self, mark: tuple[float | None, float, float] | None) -> float | None:
         """Share of the cores that processes other than this evaluation used since the mark."""
         if mark is None or mark[0] is None:
             return None
-        from evaluator.backend_cpu import machine_busy_s, own_cpu_s
-
         busy = machine_busy_s()
         if busy is None:
             return None
         ours = own_cpu_s() + process_cpu_s(self.host.pids() if self.host else []) - mark[1]
         wall = time.monotonic() - mark[2]
-        return max(0.0, ((busy - mark[0]) - ours) / (wall * _cores())) if wall > 0 else None
+        return max(0.0, ((busy - mark[0]) - ours) / (wall * cores())) if wall > 0 else None
 
     def _builds(self) -> tuple[BuildResult, BuildResult, BuildResult | None]:
         task = self.task
@@ -374,23 +372,6 @@ def _shipped(task: Task) -> bool:
     from kernels import TASKS_DIR
 
     return task.dir.resolve().parent == Path(TASKS_DIR).resolve()
-
-
-def _cores() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def _mem_total() -> int:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 8 << 30
 
 
 def _unique(violations: list[Violation]) -> list[Violation]:

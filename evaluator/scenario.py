@@ -407,8 +407,13 @@ class ScenarioRun:
                                      peaks.get("memory_gbps") if _num(peaks.get("memory_gbps")) else None)
         if floor is not None:
             res.physics = floor.to_json() | {"cand_ms": res.cand_ms}
+            if peaks.get("contended"):  # peaks read on a busy machine are low: only far beyond them is proof
+                floor.margin *= audit.CONTENDED_PEAK_MARGIN
+                res.physics["margin"] = floor.margin
             if audit.impossible(res.cand_ms, floor):
-                res.flags.append("impossible" if not peaks.get("contended") else "impossible_unconfirmed")
+                res.flags.append("impossible")
+            elif peaks.get("contended") and audit.impossible(res.cand_ms * audit.CONTENDED_PEAK_MARGIN, floor):
+                res.flags.append("impossible_unconfirmed")
 
     def _audit(self, share: float | None) -> None:
         """Flags from what the timing requests reported. On a contended cpu machine the checks that

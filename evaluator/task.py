@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from evaluator.abi import ParamField
 from evaluator.errors import TaskError
 from evaluator.harness import ELEMENT_TYPES, ElementType, load_harness
 from evaluator.yamlspan import SpanDict, SpanList, YamlSyntaxError, load_yaml
@@ -73,16 +74,6 @@ DEFAULT_CONSTRAINTS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
 }
-
-
-@dataclass(frozen=True)
-class ParamField:
-    """One field of the task's params struct: a pointer to an input or output buffer, or a scalar."""
-
-    name: str
-    kind: str  # "in" | "out" | "scalar"
-    dtype: str  # an ELEMENT_TYPES key for buffers, a SCALAR_TYPES entry for scalars
-    refresh: bool = True  # inputs: new values each timed round from the evaluator's generator
 
 
 @dataclass(frozen=True)

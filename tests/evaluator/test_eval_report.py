@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from evaluator.correctness import check_call, error_limits, output_errors
-from evaluator.harness import ELEMENT_TYPES, POISON_BYTE, bf16_bits, bf16_values
+from evaluator.harness import ELEMENT_TYPES, bf16_bits, bf16_values
+from evaluator.native import POISON_BYTE
 from evaluator.report import EvalReport, ScenarioResult
 from evaluator.task import Tolerance
 
