@@ -101,6 +101,7 @@ class Evaluation:
         self.device: Device | None = None
         self.peaks: dict[str, Any] = {}
         self.host: CandidateHost | None = None
+        self.baseline_host: CandidateHost | None = None
         self.python = python or sys.executable
         self.host_env = host_env
         self.helper: Any = None  # cpu: the verdict's CpuHelper (regenerates inputs); cuda: the generator
@@ -138,8 +139,9 @@ class Evaluation:
             report.error, report.error_kind = self._host_error(exc, report), exc.kind
             report.log_tail = self._log_tail() or exc.log_tail
         finally:
-            if self.host is not None:
-                self.host.close()
+            for host in (self.host, self.baseline_host):
+                if host is not None:
+                    host.close()
             if report.log_tail is None and (report.error or not report.all_correct):
                 report.log_tail = self._log_tail()  # the candidate's own prints, when something failed
             if self.device is not None:
@@ -178,10 +180,16 @@ class Evaluation:
                 raise TaskError(f"task {task.name}: cannot load its reference: {exc}") from None
         report.device = self.device.info()
         self._where = " (loading the seed and the candidate)"
+        fields = [[f.name, f.kind, f.dtype] for f in task.params]
         self.host = self._start_host()
         self.host.load(backend=task.backend, helper=str(helper_lib), libs=[str(cand.lib), str(seed.lib)],
-                       entry=task.entry, fields=[[f.name, f.kind, f.dtype] for f in task.params],
-                       task_dir=str(task.dir) if self._wants_baselines() else None, confine=self._limits())
+                       entry=task.entry, fields=fields, confine=self._limits())
+        if self._wants_baselines():
+            # upstream ops (torch, cuDNN) never share the candidate's process: they would be code
+            # it could find and call. They run in a host of their own, timed against the seed.
+            self.baseline_host = self._start_host()
+            self.baseline_host.load(backend=task.backend, helper=str(helper_lib), libs=[str(seed.lib), str(seed.lib)],
+                                    entry=task.entry, fields=fields, task_dir=str(task.dir), confine=self._limits())
         report.host = {"kind": self.host.sandbox, "note": self.host.sandbox_note, "confined": self.host.confined}
         self._own_libs = [str(cand.lib), str(seed.lib)]
         self.runtime_libraries(self.host.loaded_libs, report)
@@ -261,8 +269,10 @@ class Evaluation:
         import tempfile
 
         sandbox = find_sandbox(self.opts.sandbox)
-        self._scratch = scratch_dir()
-        self._log = tempfile.TemporaryFile()
+        if self._scratch is None:
+            self._scratch = scratch_dir()
+        if self._log is None:
+            self._log = tempfile.TemporaryFile()
         return ProcessHost(sandbox=sandbox, python=self.python, scratch=self._scratch, log=self._log,
                            env=self.host_env, hidden=tuple(credential_paths()),
                            readable=(self.cache_dir, self.task.dir))

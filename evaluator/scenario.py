@@ -53,6 +53,9 @@ BLOCKS = 64
 # host counts as hung (the slack is the evaluator's own work around calls: refresh, flush, copies)
 HOST_CALL_SLACK_S = 0.5
 HOST_SLACK_S = 5.0
+# upstream baselines: timed against the seed in their own host, on this share of the budget
+BASELINE_BUDGET_SHARE = 0.25
+BASELINE_TARGET_CI = 0.03
 # memory for output slots on the host (per scenario): bounds the rounds of one request
 SLOT_BYTES = {"cpu": 256 << 20, "cuda": 4 << 30}
 MAX_SLOTS = 256
@@ -218,19 +221,12 @@ class ScenarioRun:
         tick = time.perf_counter()
         res, spec, ev = self.result, self.ev.timing, self.ev
         self.note("timing")
-        names: list[str] = []
-        if ev.use_baselines and self.task.backend == "cuda" and callable(getattr(self.task.harness, "baselines", None)):
-            names, errors = self.host.baselines()
-            for name, message in errors.items():
-                res.baselines[name] = {"error": message}
-        n = 2 + len(names)
-        self.calibrate(n)
+        self.calibrate()
         mark = ev.machine_mark()
         try:
             timed = adaptive_ab(
-                self.run_rounds, n, self.sets, budget_s=spec.budget_s, target_ci=spec.target_ci,
-                min_pairs=spec.min_pairs, max_pairs=spec.max_pairs, baseline_names=tuple(names),
-                max_batch=max(1, self.slots // 2),
+                self.run_rounds, 2, self.sets, budget_s=spec.budget_s, target_ci=spec.target_ci,
+                min_pairs=spec.min_pairs, max_pairs=spec.max_pairs, max_batch=max(1, self.slots // 2),
             )
         except _Stop:  # a timed call returned an error: the scenario is incorrect, its times void
             res.correct, res.failure = False, self.tally.failure
@@ -239,17 +235,54 @@ class ScenarioRun:
         share = ev.machine_share(mark)
         if not self.samples and self.last_request:  # (its slots are still the last request's)
             self.sample(int(self.rng.integers(len(self.last_request))))
-        self.calibrate(n)  # a second calibration after: the spread between the two is the noise
+        self.calibrate()  # a second calibration after: the spread between the two is the noise
         self.phase_s["timing"] = time.perf_counter() - tick
         res.seed_ms, res.cand_ms = timed.seed_ms, timed.cand_ms
         res.ratio, res.ci, res.pairs = timed.ratio, [timed.ci[0], timed.ci[1]], timed.pairs
         res.flags.extend(f for f in timed.flags if f not in res.flags)
-        res.baselines.update(timed.baselines)
+        if ev.baseline_host is not None:
+            self.time_baselines(ev.baseline_host)
         self.verify()
         self._rates()
         self._audit(share)
 
-    def calibrate(self, n: int) -> None:
+    def time_baselines(self, host: CandidateHost) -> None:
+        """Upstream ops against the seed, in their own host (the same inputs; a quarter of the
+        budget); each one's ratio to the candidate follows through the seed:
+        t_base / t_cand = (t_base / t_seed) * (t_seed / t_cand)."""
+        tick = time.perf_counter()
+        res, spec = self.result, self.ev.timing
+        self.note("baselines")
+        host.prepare(ScenarioSpec(self.scenario.name, self.inputs.specs, self.inputs.outputs,
+                                  dict(self.inputs.cases[0].scalars), self.sets, self.slots), self.inputs.payload())
+        names, errors = host.baselines()
+        for name, message in errors.items():
+            res.baselines[name] = {"error": message}
+        if names:
+            def rounds(plan: list[tuple[int, list[int]]]) -> list[list[float]]:
+                mapped = [(s, [SEED if c == 0 else c + 1 for c in order]) for s, order in plan]
+                r = host.rounds(mapped, [self._seed() for _ in plan], flush=True, check_inputs=False,
+                                timeout_s=self.deadline(sum(len(o) for _, o in plan)))
+                rows, k = [], 0
+                for _, order in plan:
+                    row = [0.0] * len(order)
+                    for c in order:
+                        row[c] = r.event_ms[k]
+                        k += 1
+                    rows.append(row)
+                return rows
+
+            timed = adaptive_ab(rounds, 1 + len(names), self.sets, budget_s=BASELINE_BUDGET_SHARE * spec.budget_s,
+                                target_ci=BASELINE_TARGET_CI, min_pairs=min(5, spec.min_pairs),
+                                max_pairs=spec.max_pairs, baseline_names=tuple(names[1:]),
+                                max_batch=max(1, self.slots))
+            per_seed = {names[0]: (timed.seed_ms, timed.ratio)}
+            per_seed |= {name: (b["ms"], b["ratio"]) for name, b in timed.baselines.items()}
+            for name, (ms, vs_seed) in per_seed.items():
+                res.baselines[name] = {"ms": ms, "ratio": vs_seed * (res.ratio or 0.0), "vs_seed": vs_seed}
+        self.phase_s["baselines"] = time.perf_counter() - tick
+
+    def calibrate(self) -> None:
         """A request of seed calls only (both slots of each round): the host's own overhead."""
         rounds = max(2, min(self.slots // 2, 8))
         plan = [(i % self.sets, [SEED, SEED]) for i in range(rounds)]

@@ -1,7 +1,7 @@
 """Attacks on the verdict, written as an agent would write them, on the cpu tasks.
 
-Each candidate in attacks/ tries one way to a "GOAL MET" it did not earn (most wrap the task's
-seed, whose entry is renamed `seed_<entry>`): take over the process that loads it, compute only on
+Each candidate in attacks/ (see eval_attacks.py) tries one way to a "GOAL MET" it did not earn:
+take over the process that loads it, compute only on
 the calls it guesses are checked, serve cached results, leave work to a thread, read the answers
 or the caller's secrets, change the files it is compared with, start processes, load a banned
 library at run time, or misreport its own time. Every one runs the real path (`evaluate_isolated`:
@@ -17,35 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from eval_attacks import attack
 from evaluator import evaluate_isolated, load_task
 from evaluator.sandbox import find_sandbox
 from kernels import TASKS_DIR
 
-ATTACKS = Path(__file__).resolve().parent / "attacks"
 REPO = Path(__file__).resolve().parents[2]
 SMALL = {"softmax-cpu": "^r256_c256$|^r333_c777$", "attention-cpu": "^gqa4_d32_0$|^mqa_d96_decode$"}
 SANDBOXES = [k for k in ("bwrap", "unshare") if find_sandbox(k).confines]
-ENTRY = {"softmax-cpu": "ks_softmax", "attention-cpu": "ks_attention"}
-
-
-def attack(name: str, task: str, folder: Path, **fill: str) -> Path:
-    """The attack's source: the task's seed with its entry renamed, then the attack's own code."""
-    text = (ATTACKS / name).read_text()
-    for key, value in fill.items():
-        text = text.replace(f"@{key}@", value)
-    assert "@" not in text.replace("@brief", ""), f"unfilled placeholder in {name}"
-    seed = load_task(task).seed.read_text()
-    entry = ENTRY[task]
-    if f"seed_{entry.removeprefix('ks_')}(" in text:
-        seed = seed.replace(f"int {entry}(", f"static int seed_{entry.removeprefix('ks_')}(")
-        text = seed + "\n" + text
-    else:
-        include = '#include "softmax.h"' if task == "softmax-cpu" else '#include "attention.h"'
-        if include not in text:
-            text = include + "\n" + text
-    path = folder / name
-    path.write_text(text)
-    return path
 
 
 def run(task: str, source: Path, **options) -> object:
