@@ -183,7 +183,8 @@ def refresh_numpy(base: np.ndarray, type_name: str, seed: int) -> np.ndarray:
     elif type_name == "f64":
         out = flat * f.astype(np.float64)
     elif type_name == "f16":
-        out = (flat.astype(np.float32) * f).astype(np.float16)
+        with np.errstate(over="ignore"):  # beyond the f16 range is inf, as in C
+            out = (flat.astype(np.float32) * f).astype(np.float16)
     elif type_name == "bf16":
         out = bf16_bits(bf16_values(flat) * f)
     else:
