@@ -13,7 +13,8 @@ file system. Inside, before the first candidate library is opened, the host:
   ptrace and cross-process memory access, mounting and namespace changes (under `unshare` the
   host is root in its own user namespace and could otherwise remount its binds writable),
   io_uring, BPF, perf events, kernel keyrings, module loading and a new session or process group
-  (which would leave the evaluator's process group).
+  (which would leave the evaluator's process group); a cpu host also refuses new sockets (a
+  unix socket is a file on the read-only file system, and some of them lead to services).
 
 x86_64 and aarch64 are supported; elsewhere the filter is not installed and `confine` says so.
 """
@@ -58,6 +59,8 @@ SYSCALLS = {
         "userfaultfd": 282, "reboot": 142, "swapon": 224, "swapoff": 225, "pidfd_getfd": 438,
     },
 }
+# refused only where nothing of the host needs them (cpu): CUDA's clients may talk to local daemons
+SOCKET_CALLS = {"x86_64": {"socket": 41, "socketpair": 53}, "aarch64": {"socket": 198, "socketpair": 199}}
 # x86_64: syscalls of the x32 ABI carry this bit; none is allowed
 X32_BIT = 0x40000000
 
@@ -81,10 +84,12 @@ JSET_K = 0x45
 RET_K = 0x06
 
 
-def filter_program(arch: str) -> bytes:
+def filter_program(arch: str, sockets: bool = True) -> bytes:
     """The BPF program (seccomp_data: nr at 0, arch at 4, args[0] low word at 16)."""
     nrs = SYSCALLS[arch]
     deny = sorted(v for k, v in nrs.items() if k not in ("clone", "clone3"))
+    if not sockets:
+        deny = sorted(deny + list(SOCKET_CALLS[arch].values()))
     eperm = SECCOMP_RET_ERRNO | errno.EPERM
     enosys = SECCOMP_RET_ERRNO | errno.ENOSYS
     prog: list[bytes] = []
@@ -107,9 +112,9 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install_filter() -> str | None:
-    """Install the process-creation filter on this process (all its threads after this one start
-    inherit it; call it before any thread that matters). None when installed, else why not."""
+def install_filter(sockets: bool = True) -> str | None:
+    """Install the process-creation filter on this process and all its threads (without `sockets`
+    also refusing new sockets). None when installed, else why not."""
     arch = platform.machine()
     if arch not in SYSCALLS:
         return f"no seccomp filter for {arch}"
@@ -117,7 +122,7 @@ def install_filter() -> str | None:
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return f"PR_SET_NO_NEW_PRIVS failed: {errno.errorcode.get(ctypes.get_errno(), ctypes.get_errno())}"
-    prog = filter_program(arch)
+    prog = filter_program(arch, sockets)
     buf = ctypes.create_string_buffer(prog, len(prog))
     fprog = _SockFprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
     # SECCOMP_FILTER_FLAG_TSYNC through seccomp(2) would cover threads that already exist; prctl
@@ -172,9 +177,9 @@ def set_limits(limits: Limits) -> list[str]:
     return problems
 
 
-def confine(limits: Limits) -> dict[str, object]:
+def confine(limits: Limits, sockets: bool = True) -> dict[str, object]:
     """Limits, then the filter; a small record of what took (the report's `host.confined`)."""
     problems = set_limits(limits)
-    why_not = install_filter()
+    why_not = install_filter(sockets)
     return {"seccomp": why_not is None, "rlimits": not problems,
             "note": "; ".join(problems + ([why_not] if why_not else [])) or "process creation refused, limits set"}

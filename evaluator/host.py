@@ -601,7 +601,8 @@ def load_core(h: dict[str, Any]) -> tuple[HostCore, dict[str, Any], list[str]]:
         data = lim.get("data_bytes")
         if data is not None and lim.get("data_headroom"):
             data = data_in_use() + int(lim["data_headroom"])
-        confined = confine(Limits(cpu_s=int(lim["cpu_s"]), file_bytes=int(lim["file_bytes"]), data_bytes=data))
+        confined = confine(Limits(cpu_s=int(lim["cpu_s"]), file_bytes=int(lim["file_bytes"]), data_bytes=data),
+                           sockets=core.backend.kind == "cuda")
     libs = core.load(h["libs"], h["entry"], h["fields"])
     return core, confined, libs
 
