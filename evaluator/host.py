@@ -234,7 +234,7 @@ class CudaBackend:
 
         out = np.empty(length, dtype=np.uint8)
         if length:
-            self.dev.download(int(handle) + start, out)
+            self.dev.download(self.cu.CUdeviceptr(int(handle) + start), out)
         return out.tobytes()
 
     def refresh(self, dst: Any, base: Any, kind: int, count: int, seed: int) -> None:
@@ -249,7 +249,8 @@ class CudaBackend:
         self.dev.flush_async()
 
     def snapshot(self, dst: Any, dst_offset: int, src: Any, nbytes: int, seed: int) -> None:
-        self.dev.ok(self.cu.cuMemcpyDtoDAsync(int(dst) + dst_offset, src, nbytes, self.stream), "snapshot")
+        self.dev.ok(self.cu.cuMemcpyDtoDAsync(self.cu.CUdeviceptr(int(dst) + dst_offset), src, nbytes, self.stream),
+                    "snapshot")
 
     def timed_call(self, fn: Any, params: Any) -> tuple[int, float]:
         cu, ok = self.cu, self.dev.ok
@@ -428,7 +429,7 @@ class HostCore:
                     now = self._inputs_now(s)
                     rec.modified = [k for k, v in s.expected.items() if v != now[k]]
                     if c == CAND:
-                        rec.late = self._changed_since_snapshot(s, slot - 1)
+                        rec.late = self._changed_since_snapshot(s, slot - 1, LATE_WAIT_S if b.kind == "cpu" else 0.0)
                 records.append(rec)
                 last = rec
         if last is not None:
@@ -436,10 +437,11 @@ class HostCore:
             last.outside_ms = max(0.0, (time.perf_counter_ns() - last_end) / 1e6)
         return records
 
-    def _changed_since_snapshot(self, s: _Set, slot: int) -> bool:
-        """Did the outputs change after the call's snapshot (work still running after it returned)?"""
+    def _changed_since_snapshot(self, s: _Set, slot: int, wait_s: float) -> bool:
+        """Did the outputs change after the call's snapshot (work still running after it returned)?
+        (cuda: the context was synchronized after the snapshot: what changed, changed then)"""
         assert self.spec is not None
-        time.sleep(LATE_WAIT_S)
+        time.sleep(wait_s)
         self.backend.settle()
         for buf in self.spec.outputs:
             at, nbytes = self.slot_offset(slot, buf.name)

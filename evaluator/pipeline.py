@@ -102,6 +102,7 @@ class Evaluation:
         self.peaks: dict[str, Any] = {}
         self.host: CandidateHost | None = None
         self.baseline_host: CandidateHost | None = None
+        self.overlap: ThreadPoolExecutor | None = None
         self.python = python or sys.executable
         self.host_env = host_env
         self.helper: Any = None  # cpu: the verdict's CpuHelper (regenerates inputs); cuda: the generator
@@ -211,6 +212,9 @@ class Evaluation:
         (numpy in a thread; the GPU work stays in order)."""
         sets = max(1, self.timing.buffer_sets)
         prefetch = ThreadPoolExecutor(max_workers=1) if self.task.backend == "cuda" else None
+        # cuda: the verdict's numpy work overlaps the host's GPU timing (cpu: it would share the
+        # cores the kernels are timed on)
+        self.overlap = ThreadPoolExecutor(max_workers=1) if self.task.backend == "cuda" else None
         ahead: Future[Inputs] | None = None
         try:
             for index, scenario in enumerate(self.scenarios):
@@ -234,8 +238,9 @@ class Evaluation:
                 self.progress({"event": "scenario_done", "index": index, "name": scenario.name,
                                "result": result.to_json()})
         finally:
-            if prefetch is not None:
-                prefetch.shutdown(wait=True, cancel_futures=True)
+            for pool in (prefetch, self.overlap):
+                if pool is not None:
+                    pool.shutdown(wait=True, cancel_futures=True)
 
     # parts ---------------------------------------------------------------------------------
     def runtime_libraries(self, paths: list[str], report: EvalReport | None = None) -> None:

@@ -148,6 +148,8 @@ class ScenarioRun:
         self.round = 0
         self.last_request: list[tuple[int, int, int, dict[int, int]]] = []
         self.phase_s: dict[str, float] = {}
+        self.judgement: Any = None  # cuda: the correctness checks, running beside the timing
+        self.judged_once = False
 
     def note(self, phase: str) -> None:
         self.ev.progress({"event": "scenario", "index": self.index, "name": self.scenario.name, "phase": phase})
@@ -168,8 +170,20 @@ class ScenarioRun:
             self.host.prepare(spec, self.inputs.payload())
             self.refs.prepare(self.inputs.cases, self.inputs.storages)
             self.phase_s["prepare"] = time.perf_counter() - tick
-            if self.correctness() and self.ev.opts.timing:
+            tick = time.perf_counter()
+            checked = self.correctness_rounds()
+            self.phase_s["correctness"] = time.perf_counter() - tick
+            if self.ev.opts.timing and self.ev.overlap is not None:
+                # cuda: the float64 checks (numpy, this process's cores) run while the host times
+                # on the GPU; a failure they find stops the timing at its next request
+                self.judgement = self.ev.overlap.submit(judge, self.scenario, self.etypes, self.inputs.cases[0],
+                                                        checked)
                 self.time_it()
+                self._apply(self.judgement.result())
+            else:
+                self._apply(judge(self.scenario, self.etypes, self.inputs.cases[0], checked))
+                if self.result.correct and self.ev.opts.timing:
+                    self.time_it()
         finally:
             self.refs.release()
             self.result.seconds = round(time.perf_counter() - t0, 3)
@@ -177,39 +191,35 @@ class ScenarioRun:
         return self.result
 
     # correctness --------------------------------------------------------------------------------
-    def correctness(self) -> bool:
-        tick = time.perf_counter()
-        res, tol = self.result, self.scenario.tolerance
-        case = self.inputs.cases[0]
+    def correctness_rounds(self) -> list[Checked]:
+        """Both correctness rounds (seed then candidate; the base inputs, then the same buffers
+        refreshed), their outputs fetched whole, their references computed by the verdict."""
+        out = []
         for trial, seed in ((0, None), (1, self._seed())):
             refs = self.refs.compute(0, seed)
             self.note("correctness" + (" (second call)" if trial else ""))
             r = self.host.rounds([(0, [SEED, CAND])], [seed], flush=True, check_inputs=True,
                                  timeout_s=self.deadline(2))
             self.ev.runtime_libraries(r.libs)
-            seed_out = self._fetch_whole(0)
-            cand_out = self._fetch_whole(1)
-            assert r.modified is not None
-            seed_res = check_call(r.returned[0], seed_out, self.etypes, refs, case.masks, r.modified[0],
-                                  tolerance_limits(tol, list(self.etypes)))
-            if seed_res.failure and "seed_incorrect" not in res.flags:
-                res.flags.append("seed_incorrect")
-            limits = error_limits(tol, seed_res.errors)
-            cand = check_call(r.returned[1], cand_out, self.etypes, refs, case.masks, r.modified[1], limits)
-            if r.late and r.late[1]:
-                if "late_writes" not in res.flags:
-                    res.flags.append("late_writes")
-                cand.failure = cand.failure or "late writes: outputs changed after the entry returned"
-            if trial == 0:
-                res.errors, res.seed_errors, res.limits = cand.errors, seed_res.errors, limits
-            if cand.failure:
-                res.failure = cand.failure if trial == 0 else \
-                    f"second call with new inputs (same buffers): {cand.failure}"
-                self.phase_s["correctness"] = time.perf_counter() - tick
-                return False
-        res.correct = True
-        self.phase_s["correctness"] = time.perf_counter() - tick
-        return True
+            out.append(Checked(trial, refs, r, self._fetch_whole(0), self._fetch_whole(1)))
+        return out
+
+    def _apply(self, verdict: dict[str, Any]) -> None:
+        """Fold a correctness judgement into the result (in the thread that owns the result). A
+        failure found earlier (a timed call, a verified round) stays the one reported."""
+        res = self.result
+        for flag in verdict["flags"]:
+            if flag not in res.flags:
+                res.flags.append(flag)
+        res.errors, res.seed_errors, res.limits = verdict["errors"], verdict["seed_errors"], verdict["limits"]
+        if verdict["failure"]:
+            res.correct, res.failure = False, verdict["failure"]
+            # the times of an incorrect kernel mean nothing
+            res.seed_ms = res.cand_ms = res.ratio = res.ci = res.tflops = res.gbps = res.pct_peak = None
+            res.pairs, res.baselines, res.physics = 0, {}, None
+            res.flags = [f for f in res.flags if f in ("seed_incorrect", "late_writes")]
+        elif not self.judged_once:
+            res.correct = True
 
     def _fetch_whole(self, slot: int) -> dict[str, np.ndarray]:
         out = {}
@@ -230,8 +240,10 @@ class ScenarioRun:
                 self.run_rounds, 2, self.sets, budget_s=spec.budget_s, target_ci=spec.target_ci,
                 min_pairs=spec.min_pairs, max_pairs=spec.max_pairs, max_batch=max(1, self.slots // 2),
             )
-        except _Stop:  # a timed call returned an error: the scenario is incorrect, its times void
-            res.correct, res.failure = False, self.tally.failure
+        except _Stop:  # a timed call returned an error, or the correctness checks failed: times void
+            if self.tally.failure:
+                res.correct, res.failure = False, self.tally.failure
+                self.judged_once = True
             self.phase_s["timing"] = time.perf_counter() - tick
             return
         share = ev.machine_share(mark)
@@ -242,6 +254,8 @@ class ScenarioRun:
         res.seed_ms, res.cand_ms = timed.seed_ms, timed.cand_ms
         res.ratio, res.ci, res.pairs = timed.ratio, [timed.ci[0], timed.ci[1]], timed.pairs
         res.flags.extend(f for f in timed.flags if f not in res.flags)
+        if self.judgement is not None and self.judgement.result()["failure"]:
+            return  # the correctness checks failed while it was timed: nothing more to learn
         if ev.baseline_host is not None:
             self.time_baselines(ev.baseline_host)
         self.verify()
@@ -286,7 +300,7 @@ class ScenarioRun:
 
     def calibrate(self) -> None:
         """A request of seed calls only (both slots of each round): the host's own overhead."""
-        rounds = max(2, min(self.slots // 2, 8))
+        rounds = max(2, min(self.slots // 2, 3))
         plan = [(i % self.sets, [SEED, SEED]) for i in range(rounds)]
         r = self.host.rounds(plan, [self._seed() for _ in plan], flush=True, check_inputs=False,
                              timeout_s=self.deadline(2 * rounds))
@@ -301,7 +315,8 @@ class ScenarioRun:
         per = max(1, self.slots // 2)
         for start in range(0, len(plan), per):
             rows += self._request(plan[start:start + per])
-        if self.tally.failure:
+        if self.tally.failure or (self.judgement is not None and self.judgement.done()
+                                  and self.judgement.result()["failure"]):
             raise _Stop()
         return rows
 
@@ -403,6 +418,7 @@ class ScenarioRun:
             if cand.failure:
                 res.correct = False
                 res.failure = f"timed call (round {s.round}, set {s.set}): {cand.failure}"
+                self.judged_once = True
                 break
         res.audit["verified_rounds"] = [s.round for s in self.samples]
         res.audit["fetch_ms"] = {"cand": round(sum(s.fetch_ms[0] for s in self.samples), 3),
@@ -410,6 +426,7 @@ class ScenarioRun:
         self.phase_s["verify"] = time.perf_counter() - tick
         if self.tally.failure and res.correct:
             res.correct, res.failure = False, self.tally.failure
+            self.judged_once = True
 
     # figures and audits -------------------------------------------------------------------------------
     def _rates(self) -> None:
@@ -489,6 +506,42 @@ class ScenarioRun:
             if self.host.passive_threads and any(v is not None and v > audit.OUTSIDE_CPU_SHARE
                                                  for v in shares.values()):
                 res.flags.append("outside_call")
+
+
+@dataclass
+class Checked:
+    """One correctness round's raw facts: its reference, the host's reply, both outputs."""
+
+    trial: int
+    refs: dict[str, np.ndarray]
+    reply: Any
+    seed_out: dict[str, np.ndarray]
+    cand_out: dict[str, np.ndarray]
+
+
+def judge(scenario: Scenario, etypes: dict[str, ElementType], case: Case, rounds: list[Checked]) -> dict[str, Any]:
+    """The correctness verdict of the two rounds (pure: numpy only, no host, no device): the
+    seed against the tolerance, the candidate against the limits the seed's error sets."""
+    tol = scenario.tolerance
+    out: dict[str, Any] = {"flags": [], "failure": None, "errors": {}, "seed_errors": {}, "limits": {}}
+    for c in rounds:
+        r = c.reply
+        seed_res = check_call(r.returned[0], c.seed_out, etypes, c.refs, case.masks, r.modified[0],
+                              tolerance_limits(tol, list(etypes)))
+        if seed_res.failure and "seed_incorrect" not in out["flags"]:
+            out["flags"].append("seed_incorrect")
+        limits = error_limits(tol, seed_res.errors)
+        cand = check_call(r.returned[1], c.cand_out, etypes, c.refs, case.masks, r.modified[1], limits)
+        if r.late and r.late[1]:
+            if "late_writes" not in out["flags"]:
+                out["flags"].append("late_writes")
+            cand.failure = cand.failure or "late writes: outputs changed after the entry returned"
+        if c.trial == 0:
+            out["errors"], out["seed_errors"], out["limits"] = cand.errors, seed_res.errors, limits
+        if cand.failure and out["failure"] is None:
+            out["failure"] = cand.failure if c.trial == 0 else \
+                f"second call with new inputs (same buffers): {cand.failure}"
+    return out
 
 
 class _Stop(Exception):

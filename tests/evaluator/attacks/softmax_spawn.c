@@ -20,7 +20,7 @@ static int try_all(void) {
     if (pid > 0) any = 1;
 #endif
     pid_t child;
-    char* argv[] = {"sh", "-c", "sleep 30", NULL};
+    char* argv[] = {"sh", "-c", "sleep 30 # @MARK@", NULL};
     if (posix_spawn(&child, "/bin/sh", NULL, NULL, argv, environ) == 0) any = 1;
     char* sh[] = {"/bin/sh", "-c", "true", NULL};
     if (syscall(SYS_execve, "/bin/sh", sh, environ) == 0) any = 1;
