@@ -61,6 +61,7 @@ class EvalOptions:
     cache_dir: str | None = None
     host: str | None = None  # local (this process; trusted code) | process (a sandboxed child)
     sandbox: str = "auto"  # for host=process: auto | bwrap | unshare | none
+    overlap: bool | None = None  # check correctness while timing (None: on cuda, where it costs no cores)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -214,7 +215,8 @@ class Evaluation:
         prefetch = ThreadPoolExecutor(max_workers=1) if self.task.backend == "cuda" else None
         # cuda: the verdict's numpy work overlaps the host's GPU timing (cpu: it would share the
         # cores the kernels are timed on)
-        self.overlap = ThreadPoolExecutor(max_workers=1) if self.task.backend == "cuda" else None
+        overlap = self.opts.overlap if self.opts.overlap is not None else self.task.backend == "cuda"
+        self.overlap = ThreadPoolExecutor(max_workers=1) if overlap else None
         ahead: Future[Inputs] | None = None
         try:
             for index, scenario in enumerate(self.scenarios):

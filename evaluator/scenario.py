@@ -424,7 +424,7 @@ class ScenarioRun:
         res.audit["fetch_ms"] = {"cand": round(sum(s.fetch_ms[0] for s in self.samples), 3),
                                  "seed": round(sum(s.fetch_ms[1] for s in self.samples), 3)}
         self.phase_s["verify"] = time.perf_counter() - tick
-        if self.tally.failure and res.correct:
+        if self.tally.failure and not self.judged_once:
             res.correct, res.failure = False, self.tally.failure
             self.judged_once = True
 
