@@ -146,14 +146,9 @@ def _seccomp_tsync(libc: ctypes.CDLL, fprog: _SockFprog) -> str | None:
 
 def data_in_use() -> int:
     """This process's data segment (VmData) in bytes."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmData:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+    from evaluator.machine import proc_bytes
+
+    return proc_bytes("/proc/self/status", "VmData", 0)
 
 
 def set_limits(limits: Limits) -> list[str]:

@@ -55,16 +55,21 @@ def own_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def mem_available() -> int:
-    """Bytes of memory available (MemAvailable), 1 GiB when /proc/meminfo does not say."""
+def proc_bytes(path: str, key: str, default: int) -> int:
+    """A `Key:  N kB` line of a /proc file (meminfo, self/status) in bytes; `default` without one."""
     try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
+        with open(path, encoding="ascii") as fh:
             for line in fh:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return 1 << 30
+    return default
+
+
+def mem_available() -> int:
+    """Bytes of memory available (MemAvailable), 1 GiB when /proc/meminfo does not say."""
+    return proc_bytes("/proc/meminfo", "MemAvailable", 1 << 30)
 
 
 def cores() -> int:
@@ -72,14 +77,7 @@ def cores() -> int:
 
 
 def mem_total() -> int:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 8 << 30
+    return proc_bytes("/proc/meminfo", "MemTotal", 8 << 30)
 
 
 def descendants(pid: int) -> list[int]:
