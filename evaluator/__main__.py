@@ -22,13 +22,15 @@ def main(argv: list[str] | None = None) -> int:
     host = sub.add_parser("host", help="the candidate host (started by the verdict)")
     host.add_argument("--requests", type=int, required=True)
     host.add_argument("--replies", type=int, required=True)
+    host.add_argument("--bulk", type=int, default=None, help="a shared buffer for large inputs and outputs")
     pin = sub.add_parser("pin", help="write a task's PINNED list of trusted-file hashes")
     pin.add_argument("task", help="task name (kernels/<task>) or folder")
     args = parser.parse_args(argv)
     if args.command == "host":
         from evaluator.host import main as host_main
 
-        return host_main(["--requests", str(args.requests), "--replies", str(args.replies)])
+        bulk = ["--bulk", str(args.bulk)] if args.bulk is not None else []
+        return host_main(["--requests", str(args.requests), "--replies", str(args.replies), *bulk])
     if args.command == "pin":
         from evaluator.errors import TaskError
         from evaluator.pins import write_pins

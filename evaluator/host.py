@@ -122,7 +122,7 @@ class _Set:
         self.live: dict[str, Any] = {}
         self.out: dict[str, Any] = {}
         self.params: Any = None
-        self.expected: dict[str, bytes] = {}
+        self.expected: dict[str, Any] = {}  # copies of the refreshed inputs (checked calls)
 
 
 class HostBuffer:
@@ -132,6 +132,12 @@ class HostBuffer:
         self.nbytes = max(nbytes, 16)
         self.map = mmap.mmap(-1, self.nbytes)
         self.address = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
+
+
+_libc = ctypes.CDLL(None)
+_memcmp = _libc.memcmp
+_memcmp.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+_memcmp.restype = ctypes.c_int
 
 
 class CpuBackend:
@@ -167,6 +173,12 @@ class CpuBackend:
     def read_range(self, handle: HostBuffer, start: int, length: int) -> bytes:
         return handle.map[start:start + length]
 
+    def read_into(self, handle: HostBuffer, start: int, length: int, dst: int) -> None:
+        ctypes.memmove(dst, handle.address + start, length)
+
+    def upload_from(self, handle: HostBuffer, src: int, nbytes: int) -> None:
+        ctypes.memmove(handle.address, src, nbytes)
+
     def refresh(self, dst: HostBuffer, base: HostBuffer, kind: int, count: int, seed: int) -> None:
         self.helper.refresh(dst.address, base.address, count, kind, seed)
 
@@ -179,6 +191,12 @@ class CpuBackend:
 
     def snapshot(self, dst: HostBuffer, dst_offset: int, src: HostBuffer, nbytes: int, seed: int) -> None:
         self.helper.snapshot(dst.address + dst_offset, src.address, nbytes, seed)
+
+    def copy(self, dst: HostBuffer, src: HostBuffer, nbytes: int) -> None:
+        ctypes.memmove(dst.address, src.address, nbytes)
+
+    def differs(self, a: HostBuffer, a_offset: int, b: HostBuffer, b_offset: int, nbytes: int) -> bool:
+        return _memcmp(a.address + a_offset, b.address + b_offset, nbytes) != 0
 
     def other_cpu_ns(self) -> int:
         return self.helper.other_cpu_ns()
@@ -212,6 +230,9 @@ class CudaBackend:
         self.gen = ctypes.CDLL(gen_lib)
         self.gen.ks_refresh_async.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int,
                                               ctypes.c_ulonglong, ctypes.c_void_p]
+        self.gen.ks_count_diff_async.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_void_p,
+                                                 ctypes.c_void_p]
+        self.counter = self.dev.alloc(16)
         self.start, self.end = self.dev.event_pool(2)[:2]
         self.other_cpu_ns = lambda: 0
 
@@ -237,6 +258,17 @@ class CudaBackend:
             self.dev.download(self.cu.CUdeviceptr(int(handle) + start), out)
         return out.tobytes()
 
+    def read_into(self, handle: Any, start: int, length: int, dst: int) -> None:
+        if length:
+            self.dev.ok(self.cu.cuMemcpyDtoHAsync(dst, self.cu.CUdeviceptr(int(handle) + start), length, self.stream),
+                        "download")
+            self.dev.wait("download", 60.0)
+
+    def upload_from(self, handle: Any, src: int, nbytes: int) -> None:
+        if nbytes:
+            self.dev.ok(self.cu.cuMemcpyHtoDAsync(handle, src, nbytes, self.stream), "upload")
+            self.dev.wait("upload", 60.0)
+
     def refresh(self, dst: Any, base: Any, kind: int, count: int, seed: int) -> None:
         rc = self.gen.ks_refresh_async(int(dst), int(base), count, kind, seed & (2**64 - 1), self.dev.stream_handle)
         if rc != 0:
@@ -251,6 +283,22 @@ class CudaBackend:
     def snapshot(self, dst: Any, dst_offset: int, src: Any, nbytes: int, seed: int) -> None:
         self.dev.ok(self.cu.cuMemcpyDtoDAsync(self.cu.CUdeviceptr(int(dst) + dst_offset), src, nbytes, self.stream),
                     "snapshot")
+
+    def copy(self, dst: Any, src: Any, nbytes: int) -> None:
+        self.dev.ok(self.cu.cuMemcpyDtoDAsync(dst, src, nbytes, self.stream), "copy")
+
+    def differs(self, a: Any, a_offset: int, b: Any, b_offset: int, nbytes: int) -> bool:
+        """Compared on the device: only the count of differing bytes comes back."""
+        import numpy as np
+
+        self.dev.ok(self.cu.cuMemsetD8Async(self.counter, 0, 8, self.stream), "memset")
+        rc = self.gen.ks_count_diff_async(int(a) + a_offset, int(b) + b_offset, nbytes, int(self.counter),
+                                          self.dev.stream_handle)
+        if rc != 0:
+            raise KernelFault(f"the evaluator's comparison failed to launch (cuda error {rc})", rc)
+        count = np.zeros(1, dtype=np.uint64)
+        self.dev.download(self.counter, count)
+        return bool(count[0])
 
     def timed_call(self, fn: Any, params: Any) -> tuple[int, float]:
         cu, ok = self.cu, self.dev.ok
@@ -323,10 +371,12 @@ class HostCore:
         return self.new_libraries()
 
     # scenario ----------------------------------------------------------------------------------
-    def prepare(self, spec: ScenarioSpec, payload: memoryview) -> None:
+    def prepare(self, spec: ScenarioSpec, payload: memoryview | int, size: int | None = None) -> None:
+        """The scenario's sets from the base inputs: bytes, or (`size` given) an address where they are."""
         b = self.backend
-        if len(payload) != spec.sets * spec.input_bytes:
-            raise ValueError(f"prepare: {len(payload)} input bytes, expected {spec.sets * spec.input_bytes}")
+        size = len(payload) if size is None else size  # type: ignore[arg-type]
+        if size != spec.sets * spec.input_bytes:
+            raise ValueError(f"prepare: {size} input bytes, expected {spec.sets * spec.input_bytes}")
         self.release()
         self.spec = spec
         struct = params_struct(self.fields)
@@ -336,7 +386,10 @@ class HostCore:
             for buf in spec.inputs:
                 s.base[buf.name] = b.alloc(buf.nbytes)
                 s.live[buf.name] = b.alloc(buf.nbytes)
-                b.upload(s.base[buf.name], payload[at:at + buf.nbytes])
+                if isinstance(payload, int):
+                    b.upload_from(s.base[buf.name], payload + at, buf.nbytes)
+                else:
+                    b.upload(s.base[buf.name], payload[at:at + buf.nbytes])
                 at += buf.nbytes
             for buf in spec.outputs:
                 s.out[buf.name] = b.alloc(buf.nbytes)
@@ -356,7 +409,7 @@ class HostCore:
         if self.backend.kind == "cuda" and self.sets:
             dev = self.backend.dev
             for s in self.sets:
-                for handle in (*s.base.values(), *s.live.values(), *s.out.values()):
+                for handle in (*s.base.values(), *s.live.values(), *s.out.values(), *s.expected.values()):
                     dev.free(handle)
             if self.slots is not None:
                 dev.free(self.slots)
@@ -378,10 +431,19 @@ class HostCore:
             kind, count = gen_kind(buf, seed)
             self.backend.refresh(s.live[buf.name], s.base[buf.name], kind, count, seed or 0)
 
-    def _inputs_now(self, s: _Set) -> dict[str, bytes]:
+    def _keep_inputs(self, s: _Set) -> None:
+        """A copy of the refreshed inputs, to tell after each call whether it changed them."""
+        assert self.spec is not None
+        for buf in self.spec.inputs:
+            if buf.name not in s.expected:
+                s.expected[buf.name] = self.backend.alloc(buf.nbytes)
+            self.backend.copy(s.expected[buf.name], s.live[buf.name], buf.nbytes)
+
+    def _changed_inputs(self, s: _Set) -> list[str]:
         assert self.spec is not None
         self.backend.settle()
-        return {buf.name: self.backend.download(s.live[buf.name], buf.nbytes) for buf in self.spec.inputs}
+        return [buf.name for buf in self.spec.inputs
+                if self.backend.differs(s.live[buf.name], 0, s.expected[buf.name], 0, buf.nbytes)]
 
     def rounds(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], flush: bool,
                check_inputs: bool) -> list[CallRecord]:
@@ -396,7 +458,7 @@ class HostCore:
             s = self.sets[set_index]
             self._refresh(s, seed)
             if check_inputs:
-                s.expected = self._inputs_now(s)
+                self._keep_inputs(s)
             for c in order:
                 rec = CallRecord()
                 fn = self.fns[c] if c < len(self.fns) else None
@@ -426,8 +488,7 @@ class HostCore:
                     rec.event_ms = b.event_ms()
                 rec.wall_ms = (time.perf_counter_ns() - w0) / 1e6
                 if check_inputs:
-                    now = self._inputs_now(s)
-                    rec.modified = [k for k, v in s.expected.items() if v != now[k]]
+                    rec.modified = self._changed_inputs(s)
                     if c == CAND:
                         rec.late = self._changed_since_snapshot(s, slot - 1, LATE_WAIT_S if b.kind == "cpu" else 0.0)
                 records.append(rec)
@@ -445,7 +506,7 @@ class HostCore:
         self.backend.settle()
         for buf in self.spec.outputs:
             at, nbytes = self.slot_offset(slot, buf.name)
-            if self.backend.download(s.out[buf.name], nbytes) != self.backend.read_range(self.slots, at, nbytes):
+            if self.backend.differs(s.out[buf.name], 0, self.slots, at, nbytes):
                 return True
         return False
 
@@ -464,11 +525,30 @@ class HostCore:
         if blocks is None:
             return self.backend.read_range(self.slots, at, nbytes)
         parts = []
+        for start, length in self._blocks(blocks, nbytes, output):
+            parts.append(self.backend.read_range(self.slots, at + start, length))
+        return b"".join(parts)
+
+    def fetch_into(self, slot: int, output: str, blocks: list[tuple[int, int]] | None, dst: int, room: int) -> int:
+        """fetch() written straight to address `dst` (at most `room` bytes); the count written."""
+        self.backend.settle()
+        at, nbytes = self.slot_offset(slot, output)
+        ranges = [(0, nbytes)] if blocks is None else self._blocks(blocks, nbytes, output)
+        total = sum(length for _, length in ranges)
+        if total > room:
+            raise ValueError(f"fetch: {total} bytes do not fit the {room} bytes of the shared buffer")
+        written = 0
+        for start, length in ranges:
+            self.backend.read_into(self.slots, at + start, length, dst + written)
+            written += length
+        return written
+
+    @staticmethod
+    def _blocks(blocks: list[tuple[int, int]], nbytes: int, output: str) -> list[tuple[int, int]]:
         for start, length in blocks:
             if start < 0 or length < 0 or start + length > nbytes:
                 raise ValueError(f"fetch: block ({start}, {length}) outside {output} ({nbytes} bytes)")
-            parts.append(self.backend.read_range(self.slots, at + start, length))
-        return b"".join(parts)
+        return blocks
 
     # baselines (cuda): upstream ops from the task's harness, timed like contestants -----------------
     def baselines(self) -> tuple[list[str], dict[str, str]]:
@@ -520,9 +600,26 @@ class HostCore:
 
 # ---- the process ----------------------------------------------------------------------------------
 
-def serve(req_fd: int, rep_fd: int) -> int:
+class Bulk:
+    """The shared buffer the verdict set up (a sealed memfd): large inputs and outputs cross
+    through it instead of the pipe. The verdict copies out of it before it reads anything."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.size, self.map, self.address = fd, 0, None, 0
+
+    def at_least(self, size: int) -> int:
+        """The buffer's address, mapped again when the verdict has grown it to `size`."""
+        if size != self.size:
+            self.map = mmap.mmap(self.fd, size)
+            self.address = ctypes.addressof(ctypes.c_char.from_buffer(self.map))
+            self.size = size
+        return self.address
+
+
+def serve(req_fd: int, rep_fd: int, bulk_fd: int | None = None) -> int:
     """Answer the verdict's requests until `close` or the end of the request stream."""
     reader = Reader(req_fd)
+    bulk = Bulk(bulk_fd) if bulk_fd is not None else None
     core: HostCore | None = None
     while True:
         try:
@@ -541,7 +638,11 @@ def serve(req_fd: int, rep_fd: int) -> int:
             elif core is None:
                 raise RuntimeError(f"{kind} before load")
             elif kind == "prepare":
-                core.prepare(ScenarioSpec.from_json(h["spec"]), memoryview(msg.payload))
+                spec = ScenarioSpec.from_json(h["spec"])
+                if h.get("bulk") is not None and bulk is not None:
+                    core.prepare(spec, bulk.at_least(int(h["bulk_size"])), int(h["bulk"]))
+                else:
+                    core.prepare(spec, memoryview(msg.payload))
                 reply["kind"] = "prepared"
             elif kind == "rounds":
                 plan = [(int(p[0]), [int(c) for c in p[1]]) for p in h["plan"]]
@@ -555,8 +656,13 @@ def serve(req_fd: int, rep_fd: int) -> int:
                     reply["late"] = [r.late for r in records]
             elif kind == "fetch":
                 blocks = None if h["blocks"] is None else [(int(a), int(n)) for a, n in h["blocks"]]
-                payload = core.fetch(int(h["slot"]), str(h["output"]), blocks)
-                reply |= {"kind": "data", "nbytes": len(payload)}
+                if h.get("bulk_size") and bulk is not None:
+                    size = int(h["bulk_size"])
+                    n = core.fetch_into(int(h["slot"]), str(h["output"]), blocks, bulk.at_least(size), size)
+                    reply |= {"kind": "data", "nbytes": n, "bulk": True}
+                else:
+                    payload = core.fetch(int(h["slot"]), str(h["output"]), blocks)
+                    reply |= {"kind": "data", "nbytes": len(payload)}
             elif kind == "baselines":
                 names, errors = core.baselines()
                 core.new_libraries()  # what the upstream ops loaded is theirs
@@ -613,9 +719,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evaluator host")
     parser.add_argument("--requests", type=int, required=True)
     parser.add_argument("--replies", type=int, required=True)
+    parser.add_argument("--bulk", type=int, default=None)
     args = parser.parse_args(argv)
     import faulthandler
 
     faulthandler.enable(file=sys.stderr, all_threads=True)
-    os.environ.pop("KERNELSEEK_HOST_SECRET", None)
-    return serve(args.requests, args.replies)
+    return serve(args.requests, args.replies, args.bulk)

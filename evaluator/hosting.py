@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import mmap
 import os
 import signal
 import subprocess
@@ -38,6 +39,7 @@ HOST_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "CUDA
             "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_PATH", "NVIDIA_VISIBLE_DEVICES", "OMP_NUM_THREADS",
             "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", "PYTHONHASHSEED", "VIRTUAL_ENV")
 HIGH_FD = 100  # the protocol's descriptors sit above what the sandbox's shell prologue uses
+BULK_MIN = 1 << 16  # payloads from this size on cross through the shared buffer
 LOAD_TIMEOUT_S = 180.0
 FETCH_TIMEOUT_S = 120.0
 
@@ -66,6 +68,44 @@ class Rounds:
     verdict_ms: float  # request sent -> reply read, by the verdict's clock
 
 
+class SharedBuffer:
+    """A sealed memfd the verdict maps and the host maps too: large inputs and outputs cross here
+    instead of through the pipe. It can only grow (F_SEAL_SHRINK: a host cannot truncate it under
+    the verdict's mapping), and the verdict copies out of it once per reply."""
+
+    def __init__(self) -> None:
+        self.fd = os.memfd_create("ks-bulk", os.MFD_ALLOW_SEALING | os.MFD_CLOEXEC)
+        fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+        self.size = 0
+        self.map: mmap.mmap | None = None
+
+    def room(self, nbytes: int) -> int:
+        """Grow to hold nbytes (in 64 MiB steps); the size the host must map."""
+        if nbytes > self.size:
+            size = -(-nbytes // (64 << 20)) * (64 << 20)
+            os.ftruncate(self.fd, size)
+            if self.map is not None:
+                self.map.close()
+            self.map = mmap.mmap(self.fd, size)
+            self.size = size
+        return self.size
+
+    def put(self, data: bytes) -> int:
+        size = self.room(len(data))
+        assert self.map is not None
+        self.map[:len(data)] = data
+        return size
+
+    def take(self, nbytes: int) -> bytes:
+        assert self.map is not None
+        return self.map[:nbytes]
+
+    def close(self) -> None:
+        if self.map is not None:
+            self.map.close()
+        os.close(self.fd)
+
+
 class CandidateHost:
     """load -> (prepare -> rounds/fetch...)* -> close. Subclasses supply `_ask`."""
 
@@ -79,7 +119,7 @@ class CandidateHost:
     def __init__(self) -> None:
         self.seq = 0
         self.inputs: set[str] = set()
-        self.snapshot_slots = 0
+        self.bulk: SharedBuffer | None = None
 
     def _ask(self, header: dict[str, Any], payload: bytes | None, expect: str, timeout_s: float,
              **spec: Any) -> tuple[dict[str, Any], float]:
@@ -97,7 +137,11 @@ class CandidateHost:
 
     def prepare(self, spec: ScenarioSpec, payload: bytes, timeout_s: float = LOAD_TIMEOUT_S) -> None:
         self.inputs = {b.name for b in spec.inputs}
-        self._ask({"kind": "prepare", "spec": spec.to_json()}, payload, "prepared", timeout_s)
+        header: dict[str, Any] = {"kind": "prepare", "spec": spec.to_json()}
+        if self.bulk is not None and len(payload) >= BULK_MIN:
+            header |= {"bulk": len(payload), "bulk_size": self.bulk.put(payload)}
+            payload = None
+        self._ask(header, payload, "prepared", timeout_s)
 
     def rounds(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], *, flush: bool,
                check_inputs: bool, timeout_s: float) -> Rounds:
@@ -109,9 +153,14 @@ class CandidateHost:
                       out.get("modified"), out.get("late"), out["libs"], ms)
 
     def fetch(self, slot: int, output: str, blocks: list[tuple[int, int]] | None, nbytes: int) -> tuple[bytes, float]:
-        out, ms = self._ask({"kind": "fetch", "slot": slot, "output": output,
-                             "blocks": None if blocks is None else [list(b) for b in blocks]},
-                            None, "data", FETCH_TIMEOUT_S, nbytes=nbytes)
+        header: dict[str, Any] = {"kind": "fetch", "slot": slot, "output": output,
+                                  "blocks": None if blocks is None else [list(b) for b in blocks]}
+        shared = self.bulk is not None and nbytes >= BULK_MIN
+        if shared:
+            header["bulk_size"] = self.bulk.room(nbytes)
+        out, ms = self._ask(header, None, "data", FETCH_TIMEOUT_S, nbytes=nbytes, bulk=shared)
+        if out.get("bulk"):
+            return self.bulk.take(nbytes), ms  # a copy, taken once: what the host says is fixed here
         return out["payload"], ms
 
     def baselines(self) -> tuple[list[str], dict[str, str]]:
@@ -220,6 +269,8 @@ class ProcessHost(CandidateHost):
 
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
+        self.bulk = SharedBuffer()
+        child_bulk = fcntl.fcntl(self.bulk.fd, fcntl.F_DUPFD, HIGH_FD)
         # the host's ends above the fds the sandbox prologue uses; ours close-on-exec
         child_req = fcntl.fcntl(req_r, fcntl.F_DUPFD, HIGH_FD)
         child_rep = fcntl.fcntl(rep_w, fcntl.F_DUPFD, HIGH_FD)
@@ -228,16 +279,17 @@ class ProcessHost(CandidateHost):
         with contextlib.suppress(OSError):
             fcntl.fcntl(rep_r, 1031, 1 << 20)  # F_SETPIPE_SZ: fewer wake-ups for large payloads
             fcntl.fcntl(req_w, 1031, 1 << 20)
-        argv = [python, "-m", "evaluator", "host", "--requests", str(child_req), "--replies", str(child_rep)]
+        argv = [python, "-m", "evaluator", "host", "--requests", str(child_req), "--replies", str(child_rep),
+                "--bulk", str(child_bulk)]
         self.sandbox = sandbox.kind
         self.sandbox_note = sandbox.note
         seen = visible_dirs(readable + (_REPO_ROOT, Path(sys.prefix), Path(sys.base_prefix)))
         wrapped = sandbox.wrap(argv, Confinement(writable=(scratch,), readable=seen, hidden=hidden, chdir=scratch))
         self.proc = subprocess.Popen(
-            wrapped, stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(child_req, child_rep),
+            wrapped, stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(child_req, child_rep, child_bulk),
             env=host_environment(env, scratch), cwd=str(scratch), start_new_session=True)
-        os.close(child_req)
-        os.close(child_rep)
+        for fd in (child_req, child_rep, child_bulk):
+            os.close(fd)
         self.req_fd, self.rep_fd = req_w, rep_r
         self.reader = Reader(rep_r)
         self.log = log
@@ -298,6 +350,9 @@ class ProcessHost(CandidateHost):
         for fd in (self.req_fd, self.rep_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        if self.bulk is not None:
+            self.bulk.close()
+            self.bulk = None
 
     def pids(self) -> list[int]:
         return descendants(self.proc.pid) + [self.proc.pid]

@@ -241,10 +241,16 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
                 raise c.fail(f"field 'late' is not a list of {calls} booleans")
             out["late"] = late
     elif expect == "data":
-        c.only({"nbytes"})
+        c.only({"nbytes", "bulk"})
         want = spec["nbytes"]
         got = c.integer("nbytes", 0, MAX_PAYLOAD)
-        if got != want or len(msg.payload) != want:
+        if c.h.get("bulk") is not None:
+            if c.h["bulk"] is not True or not spec.get("bulk"):
+                raise c.fail("says its data is in the shared buffer, which was not offered")
+            if got != want or msg.payload:
+                raise c.fail(f"put {got} bytes in the shared buffer, expected {want}")
+            out["bulk"] = True
+        elif got != want or len(msg.payload) != want:
             raise c.fail(f"carries {len(msg.payload)} bytes (says {got}), expected {want}")
         out["payload"] = msg.payload
     elif expect == "baselines_ready":
