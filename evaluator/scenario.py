@@ -162,6 +162,11 @@ class ScenarioRun:
     def _seed(self) -> int:
         return int(self.rng.integers(0, 2**63, dtype=np.int64)) | (int(self.rng.integers(0, 2)) << 63)
 
+    def spec(self) -> ScenarioSpec:
+        """What a host is told of this scenario (its base inputs travel beside it)."""
+        return ScenarioSpec(self.scenario.name, self.inputs.specs, self.inputs.outputs,
+                            dict(self.inputs.cases[0].scalars), self.sets, self.slots)
+
     def deadline(self, calls: int) -> float:
         """How long a request of `calls` calls may take before the host counts as hung."""
         return calls * (self.ev.timing.call_timeout_s + HOST_CALL_SLACK_S) + HOST_SLACK_S
@@ -170,9 +175,7 @@ class ScenarioRun:
         t0 = time.perf_counter()
         try:
             tick = time.perf_counter()
-            spec = ScenarioSpec(self.scenario.name, self.inputs.specs, self.inputs.outputs,
-                                dict(self.inputs.cases[0].scalars), self.sets, self.slots)
-            self.host.prepare(spec, self.inputs.payload())
+            self.host.prepare(self.spec(), self.inputs.payload())
             self.refs.prepare(self.inputs.cases, self.inputs.storages)
             self.phase_s["prepare"] = time.perf_counter() - tick
             tick = time.perf_counter()
@@ -212,7 +215,8 @@ class ScenarioRun:
 
     def _apply(self, verdict: dict[str, Any]) -> None:
         """Fold a correctness judgement into the result (in the thread that owns the result). A
-        failure found earlier (a timed call, a verified round) stays the one reported."""
+        correctness failure is the one reported and voids the times; without one, the scenario is
+        correct unless the timing already found it wrong (a timed call, a verified round)."""
         res = self.result
         for flag in verdict["flags"]:
             if flag not in res.flags:
@@ -278,8 +282,7 @@ class ScenarioRun:
         tick = time.perf_counter()
         res, spec = self.result, self.ev.timing
         self.note("baselines")
-        host.prepare(ScenarioSpec(self.scenario.name, self.inputs.specs, self.inputs.outputs,
-                                  dict(self.inputs.cases[0].scalars), self.sets, self.slots), self.inputs.payload())
+        host.prepare(self.spec(), self.inputs.payload())
         names, errors = host.baselines()
         for name, message in errors.items():
             res.baselines[name] = {"error": message}
