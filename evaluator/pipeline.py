@@ -37,7 +37,7 @@ from evaluator.scenario import Inputs, ScenarioRun, make_inputs, scenario_rng
 from evaluator.task import Scenario, Task, load_task
 
 Progress = Callable[[dict[str, Any]], None]
-HOST_DATA_HEADROOM = 16 << 30  # cuda host: private memory it may add after CUDA started (RLIMIT_DATA)
+HOST_DATA_HEADROOM = 32 << 30  # cuda host: private memory it may add after CUDA started (RLIMIT_DATA)
 HOST_FILE_BYTES = 64 << 20
 __all__ = ["EvalOptions", "Evaluation", "check_reference", "evaluate", "scenario_rng", "sha256_file"]
 sha256_file = file_sha256

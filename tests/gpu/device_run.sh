@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/ks-out}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 KERNELSEEK_CACHE=/tmp/ks-cache KS_FIGURES=$OUT/figures.jsonl
 : > "$KS_FIGURES"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader
+nvidia-smi --query-gpu=name,driver_version,compute_mode,clocks.sm,temperature.gpu --format=csv,noheader  # two processes share the GPU: compute mode must be Default
 python3 -c "from evaluator.sandbox import find_sandbox; s = find_sandbox(); print('sandbox:', s.kind, '-', s.note)"
 t0=$(date +%s.%N)
 python3 -m pytest tests/evaluator tests/attention_sm90 -m gpu -q -p no:cacheprovider -rA 2>&1 \
