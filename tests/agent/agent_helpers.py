@@ -22,33 +22,35 @@ REPO = HERE.parent.parent
 API_KEY = "sk-ant-test-SECRET-9f8e7d6c5b4a3210"
 # fast settings: tiny timing budgets, the quick subset at the stop gate, short retry waits
 FAST = dict(eval_time_budget_s=0.02, eval_min_pairs=3, gate_quick=True, retry_base_s=0.01,
-            retry_cap_s=0.05, delta_interval_s=0.1, sandbox="none")
+            retry_cap_s=0.05, delta_interval_s=0.1)
 
 
-def make_runner(task: str, session_dir: Path, **settings):
-    """A runner in this process (the SDK reads the environment the `fake` fixture set)."""
+def _native(settings: dict):
     from agent.config import load_config
     from agent.model import ModelClient, client_secrets, make_client
-    from agent.runner import Runner
+    from agent.native import NativeAgent
     from agent.secrets import secret_values
+    from agent.shell import tool_sandbox
 
     config = load_config(None, **{**FAST, **settings})
     client = make_client(config)
-    return Runner.create(task, config=config, model=ModelClient(client, config),
-                         secrets=secret_values(extra=client_secrets(client)), session_dir=session_dir)
+    return dict(agent=NativeAgent(ModelClient(client, config), config), config=config,
+                secrets=secret_values(extra=client_secrets(client)), sandbox=tool_sandbox(config))
+
+
+def make_runner(task: str, session_dir: Path, **settings):
+    """A session host with the native agent in this process (the SDK reads the environment the
+    `fake` fixture set); the sandbox is the machine's (CI installs bubblewrap)."""
+    from agent.host import SessionHost
+
+    return SessionHost.create(task, session_dir=session_dir, **_native(settings))
 
 
 def resume_runner(session_dir: Path, **settings):
     """`--resume` in this process."""
-    from agent.config import load_config
-    from agent.model import ModelClient, client_secrets, make_client
-    from agent.runner import Runner
-    from agent.secrets import secret_values
+    from agent.host import SessionHost
 
-    config = load_config(None, **{**FAST, **settings})
-    client = make_client(config)
-    return Runner.resume(session_dir, config=config, model=ModelClient(client, config),
-                         secrets=secret_values(extra=client_secrets(client)))
+    return SessionHost.resume(session_dir, **_native(settings))
 
 
 def run_in_thread(runner) -> tuple[threading.Thread, dict]:

@@ -43,8 +43,8 @@ def test_the_bash_tool_sees_no_api_key_and_the_log_holds_none(tmp_path):
         if path.is_file():
             data = path.read_bytes()
             assert API_KEY.encode() not in data and b"hunter2" not in data and b"ghp_" not in data, path
-    # headless output: one line per event
-    assert "session_start" in out and "tool_call       bash:" in out and "session_end     max_turns" in out
+    # headless output: the console's rows, one line each
+    assert "● session attention-cpu" in out and "▸ bash env" in out and "■ session ended: max_turns" in out
 
 
 def test_bash_in_the_workspace_can_still_use_ordinary_settings(fake, tmp_path):
