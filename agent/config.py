@@ -109,6 +109,8 @@ class AgentConfig:
     grace_s: float = 0.0
     # how often the live view gets a coalesced assistant_delta
     delta_interval_s: float = 0.25
+    # Claude Code (--agent claude-code): the `claude` executable; None = look in the known npm prefixes
+    claude_code_path: str | None = None
     # a line for session_start saying how this session came about (e.g. a scripted demo model)
     note: str | None = None
     prices: dict = field(default_factory=lambda: dict(PRICES))
