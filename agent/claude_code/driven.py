@@ -159,7 +159,8 @@ class ClaudeCodeAgent(Agent):
                      "request": {"subtype": "interrupt"}})
 
     def observe(self, ev: dict) -> None:
-        if isinstance(ev.get("turn"), int):
+        # the turn of a reply's blocks (a usage event names the turn its request starts, ahead)
+        if ev.get("type") in ("assistant_text", "thinking", "tool_call") and isinstance(ev.get("turn"), int):
             self._turns = max(self._turns, ev["turn"])
 
     @property

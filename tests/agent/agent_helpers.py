@@ -3,8 +3,10 @@ process, and reading the session log. (Fixtures are in conftest.py; tests import
 never from `conftest`, which pytest may have bound to another folder's conftest.)"""
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -123,3 +125,26 @@ def kernelseek(args: list[str], env: dict, **kw) -> subprocess.Popen:
     """The real `kernelseek` command line as a child process (stdout and stderr piped)."""
     kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **kw}
     return subprocess.Popen([sys.executable, "-m", "console", *args], env=env, cwd=str(REPO), **kw)
+
+
+def _key_forms(key: str) -> list[bytes]:
+    raw = key.encode()
+    forms = [raw, raw[::-1], base64.b64encode(raw), raw.hex().encode()]
+    # base64 of a longer text holds the key's encoding at one of three alignments
+    for shift in range(3):
+        forms.append(base64.b64encode(b"x" * shift + raw)[4:-4])
+    return forms
+
+
+def assert_no_key_in(data: bytes, where: str) -> None:
+    """The test key is not in `data`: not plain, reversed, hex or base64 (at any alignment), nor in
+    any base64-looking run decoded."""
+    for form in _key_forms(API_KEY):
+        assert form not in data, f"{where} holds the key ({form[:12]!r}...)"
+    # decode every base64-looking run and look again
+    for run in re.findall(rb"[A-Za-z0-9+/=]{40,}", data):
+        try:
+            decoded = base64.b64decode(run + b"=" * (-len(run) % 4), validate=False)
+        except ValueError:
+            continue
+        assert API_KEY.encode() not in decoded and API_KEY.encode()[::-1] not in decoded, where

@@ -7,7 +7,6 @@ agent or the session can see. The sandbox is the machine's (CI installs bubblewr
 """
 from __future__ import annotations
 
-import base64
 import hashlib
 import os
 import shutil
@@ -19,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_helpers import API_KEY, REPO, cli_env, events, kernelseek, of_type, wait_for_event, write_config
+from agent_helpers import (API_KEY, REPO, assert_no_key_in, cli_env, events, kernelseek, of_type, wait_for_event,
+                           write_config)
 from fake_anthropic import FakeAnthropic, Reply, by_step, text, tool
 from evaluator.sandbox import find_sandbox
 
@@ -102,29 +102,6 @@ def test_editing_trusted_files_changes_nothing_and_a_slowed_seed_does_not_meet_t
     assert all(r["is_error"] and "outside the workspace" in r["output"] for r in results[1:5] if r["name"] != "bash")
 
 
-def _key_forms(key: str) -> list[bytes]:
-    raw = key.encode()
-    forms = [raw, raw[::-1], base64.b64encode(raw), raw.hex().encode()]
-    # base64 of a longer text holds the key's encoding at one of three alignments
-    for shift in range(3):
-        forms.append(base64.b64encode(b"x" * shift + raw)[4:-4])
-    return forms
-
-
-def _assert_no_key_in(data: bytes, where: str) -> None:
-    for form in _key_forms(API_KEY):
-        assert form not in data, f"{where} holds the key ({form[:12]!r}...)"
-    # decode every base64-looking run and look again
-    import re
-
-    for run in re.findall(rb"[A-Za-z0-9+/=]{40,}", data):
-        try:
-            decoded = base64.b64decode(run + b"=" * (-len(run) % 4), validate=False)
-        except ValueError:
-            continue
-        assert API_KEY.encode() not in decoded and API_KEY.encode()[::-1] not in decoded, where
-
-
 @pytest.mark.parametrize("confined", [pytest.param(True, marks=needs_sandbox), False],
                          ids=["sandboxed", "unsafe-no-sandbox"])
 def test_the_key_is_in_no_process_the_agent_can_read_plain_or_encoded(tmp_path, confined):
@@ -146,22 +123,22 @@ def test_the_key_is_in_no_process_the_agent_can_read_plain_or_encoded(tmp_path, 
         seen_pids.append(proc.pid)
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 3, err
-    _assert_no_key_in(environ, "the runner's /proc environ")
+    assert_no_key_in(environ, "the runner's /proc environ")
     assert b"ANTHROPIC_" not in environ  # the base URL went too: the tools need none of it
     evs = events(tmp_path / "s")
     start = of_type(evs, "session_start")[0]
     assert start["sandboxed"] is confined and start["sandbox"].startswith("unsandboxed") is not confined
     outputs = [r["output"] for r in of_type(evs, "tool_result")]
     for output in outputs:
-        _assert_no_key_in(output.encode(), "a tool result")
+        assert_no_key_in(output.encode(), "a tool result")
     assert outputs[0].split("ppid=")[0].strip().splitlines()[-1] == "0"  # no ANTHROPIC_/sk-ant line anywhere
     if confined:  # the runner is not even there to read
         assert int(outputs[0].strip().splitlines()[-1]) < 8
     for r in server.requests[1:]:
-        _assert_no_key_in(r.all_text().encode(), "a request's conversation")
+        assert_no_key_in(r.all_text().encode(), "a request's conversation")
     for path in (tmp_path / "s").rglob("*"):
         if path.is_file():
-            _assert_no_key_in(path.read_bytes(), str(path))
+            assert_no_key_in(path.read_bytes(), str(path))
     assert server.requests[0].api_key == API_KEY  # and yet the runner used it
 
 
