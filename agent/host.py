@@ -68,7 +68,10 @@ class GateVerdict:
 class SessionHost:
     def __init__(self, *, paths: SessionPaths, writer: SessionWriter, task, config: AgentConfig, agent: Agent,
                  secrets: list[str], sandbox: Sandbox | None = None,
-                 on_event: Callable[[dict], None] | None = None) -> None:
+                 on_event: Callable[[dict], None] | None = None, workspace: Path | None = None,
+                 candidate: Path | None = None) -> None:
+        """`task` may be None only for an attached session without one (no evaluations, no gate);
+        `workspace` is where the agent works (default: the session's own workspace/)."""
         self.paths = paths
         self.writer = writer
         self.task = task
@@ -79,15 +82,19 @@ class SessionHost:
         self.redact = Redactor(secrets)
         self.tool_env = scrubbed_env(os.environ, secrets)
         self.sandbox = sandbox if sandbox is not None else find_sandbox(config.sandbox)
-        self.candidate = paths.workspace / candidate_name(task)
+        self.workspace = Path(workspace) if workspace is not None else paths.workspace
         self.inbox = Inbox(paths.root)
-        self.goal = goal_dict(task.goal)
-        self.arch = task_arch(task)
-        self.capabilities = task_capabilities(task)
         self.detection = Detection(config.detectors)
         self.autopilot = Autopilot(self.detection, config.grace_s) if config.autopilot else None
-        self.evals = Evaluations(task, paths, self.emit, options=config.eval_options(),
-                                 gate_quick=config.gate_quick, env=self.tool_env)
+        if task is not None:
+            self.candidate = Path(candidate) if candidate is not None else self.workspace / candidate_name(task)
+            self.goal = goal_dict(task.goal)
+            self.arch = task_arch(task)
+            self.capabilities = task_capabilities(task)
+            self.evals = Evaluations(task, paths, self.emit, options=config.eval_options(),
+                                     gate_quick=config.gate_quick, env=self.tool_env, workspace=self.workspace)
+        else:
+            self.candidate, self.goal, self.arch, self.capabilities, self.evals = None, {}, None, [], None
         self.cancel = threading.Event()  # set by an interrupt or a stop; polled by tools and streams
         self.cancelled: str | None = None  # what the last interrupt stopped: tool | reply | evaluation
         self.stop_reason: str | None = None
@@ -153,6 +160,46 @@ class SessionHost:
             raise
         return host
 
+    @classmethod
+    def attached(cls, session_dir: str | os.PathLike | None, *, agent: Agent, task, config: AgentConfig,
+                 secrets: list[str], workspace: Path, candidate: Path | None = None, title: str | None = None,
+                 sessions_dir: str | os.PathLike | None = None,
+                 on_event: Callable[[dict], None] | None = None) -> "SessionHost":
+        """A session for an agent the user runs themselves (attach mode): a new one, or the given
+        one to go on with. Nothing is copied into the user's workspace, and nothing is confined:
+        the user's agent runs as they started it, which session_start says."""
+        existing = session_dir is not None and (Path(session_dir) / "events.jsonl").is_file() \
+            and (Path(session_dir) / "events.jsonl").stat().st_size > 0
+        paths = SessionPaths(Path(session_dir)) if existing else create_session(
+            sessions_dir, task=task.name if task is not None else "claude-code", path=session_dir)
+        writer = SessionWriter(paths.events, lock_path=paths.lock)
+        sandbox = Sandbox("none", "unsandboxed: the user's own agent, attached (KernelSeek confines nothing)")
+        try:
+            host = cls(paths=paths, writer=writer, task=task, config=config, agent=agent, secrets=secrets,
+                       sandbox=sandbox, on_event=on_event, workspace=workspace, candidate=candidate)
+            if existing:
+                events = read_events(paths.events).events
+                host._replay(events)
+                host.resumed = True
+                host.emit("session_resume", from_seq=events[-1]["seq"] if events else None, pid=os.getpid(),
+                          previous_end=next((e.get("reason") for e in reversed(events)
+                                             if e.get("type") == "session_end"), None),
+                          **agent.resume(host, events))
+            else:
+                fields = agent.start(host)
+                facts = {} if task is None else {
+                    "goal": host.goal, "device": device_name(task), "arch": host.arch,
+                    "capabilities": host.capabilities, "candidate": os.path.relpath(host.candidate, workspace),
+                    "task_dir": str(task.dir)}
+                host.emit("session_start", task=task.name if task is not None else (title or "claude-code"),
+                          host=socket.gethostname(), workspace=str(workspace), config=config.public(),
+                          sandbox=sandbox.note, sandboxed=False, pid=os.getpid(), recorded_by="kernelseek attach",
+                          **facts, **fields)
+        except BaseException:
+            writer.close()
+            raise
+        return host
+
     def _start(self) -> None:
         shutil.copyfile(self.task.seed, self.candidate)
         shutil.copyfile(self.task.header, self.paths.workspace / self.task.header.name)
@@ -183,7 +230,7 @@ class SessionHost:
             last_t = t if isinstance(t, (int, float)) else last_t
             self.agent.observe(ev)
             self._track(ev)
-            if kind == "eval_result" and not ev.get("interrupted"):
+            if kind == "eval_result" and not ev.get("interrupted") and self.evals is not None:
                 self.evals.note_result(ev)
         if segment_start is not None and last_t is not None:
             self._prior_active_s += max(0.0, last_t - segment_start)
@@ -291,9 +338,10 @@ class SessionHost:
         return reason
 
     def _end(self, reason: str, detail: str | None) -> None:
-        latest = self.evals.latest.get("summary") if self.evals.latest else None
+        latest = self.evals.latest.get("summary") if self.evals and self.evals.latest else None
         self.emit("session_end", reason=reason, detail=detail or self.limit_detail(reason), summary={
-            "best_geomean": self.evals.best_geomean, "last_eval": latest, "turns": self.agent.turns,
+            "best_geomean": self.evals.best_geomean if self.evals else None, "last_eval": latest,
+            "turns": self.agent.turns,
             "cost_usd": round(self.total_cost, 6), "goal": self.goal})
 
     # -- limits ----------------------------------------------------------------------------------
@@ -365,7 +413,7 @@ class SessionHost:
         if self._last_dp is not None:
             ctx["decision_point"] = {"kind": self._last_dp.get("kind"), "evidence": self._last_dp.get("evidence"),
                                      "seq": self._last_dp.get("seq")}
-        if self.evals.latest is not None:
+        if self.evals is not None and self.evals.latest is not None:
             ctx["eval"] = self.evals.latest.get("summary")
         return ctx
 
@@ -378,7 +426,7 @@ class SessionHost:
         if q is None:
             return
         context = {"decision_point": {"kind": q["kind"], "evidence": q["evidence"], "seq": q["decision_point"]}}
-        if self.evals.latest is not None:
+        if self.evals is not None and self.evals.latest is not None:
             context["eval"] = self.evals.latest.get("summary")
         self.inbox.post(q["text"], source="autopilot", bank_id=q["bank_id"], decision_point=q["decision_point"],
                         context=context, author="autopilot")
@@ -387,9 +435,11 @@ class SessionHost:
 
     def evaluate(self, inp: dict, call_id: str | None = None) -> ToolOutcome:
         """The agent asked for an evaluation (`file`, `quick`, `only` as the evaluate tool takes them)."""
-        target = workspace_path(self.paths.workspace, inp["file"]) if inp.get("file") else self.candidate
+        if self.evals is None:
+            raise ToolInputError("this session has no task to evaluate against (attach with --task TASK)")
+        target = workspace_path(self.workspace, inp["file"]) if inp.get("file") else self.candidate
         if not target.is_file():
-            raise ToolInputError(f"{os.path.relpath(target, self.paths.workspace)}: no such file")
+            raise ToolInputError(f"{os.path.relpath(target, self.workspace)}: no such file")
         only = inp.get("only") if isinstance(inp.get("only"), str) and inp.get("only") else None
         quick = bool(inp.get("quick"))
         try:  # a bad `only` regex, or one that matches no scenario
@@ -407,6 +457,8 @@ class SessionHost:
     def stop_gate(self) -> GateVerdict:
         """The agent ended its turn: evaluate the candidate and decide from the numbers. Writes the
         `stop_check`; the verdict says whether the session ends, or what the model is told."""
+        if self.evals is None:
+            return GateVerdict(False)
         if not self.candidate.is_file():
             feedback = (f"[Stop check] The candidate file {self.candidate.name} is missing from the "
                         "workspace; the goal cannot be checked. Restore it and continue.")
@@ -460,13 +512,13 @@ def session_agent(session: str | os.PathLike, sessions_dir: str | os.PathLike | 
     return first.get("agent") if isinstance(first, dict) else None
 
 
-def install_signal_handlers(host: SessionHost) -> None:
-    """SIGTERM and a first Ctrl-C end the session cleanly (session_end `stopped`); a second
+def install_signal_handlers(host: SessionHost, reason: str = "stopped") -> None:
+    """SIGTERM and a first Ctrl-C end the session cleanly (session_end `reason`); a second
     Ctrl-C raises as usual. SIGHUP is ignored: a closed terminal must not end a session."""
     def stop(signum, _frame):
         if host.stop_reason and signum == signal.SIGINT:
             raise KeyboardInterrupt
-        host.request_stop("stopped")
+        host.request_stop(reason)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

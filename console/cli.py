@@ -20,7 +20,8 @@ VERSION = "0.1.0"
 COMMANDS: dict[str, str] = {
     "start": "start",
     "steer": "steer",
-    "console": "attach",
+    "console": "console_cmd",
+    "attach": "attach",
     "replay": "replay",
     "run": "run",
     "eval": "eval",

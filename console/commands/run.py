@@ -59,13 +59,6 @@ class _UsageError(Exception):
 def run(args: argparse.Namespace) -> int:
     from agent.config import load_config
     from agent.keys import lent_environment, receive, reexec_without, split_environment
-    from agent.agents import make_agent
-    from agent.host import SessionHost, config_for_resume, install_signal_handlers, session_agent
-    from agent.model import client_secrets, make_client
-    from agent.secrets import scrub_process_environment
-    from agent.shell import tool_sandbox
-    from evaluator.sandbox import not_dumpable
-    from sessions.layout import resolve_session
 
     if args.resume and args.task:
         raise _UsageError("give TASK to start a session or --resume SESSION to continue one, not both")
@@ -77,14 +70,22 @@ def run(args: argparse.Namespace) -> int:
                          unsafe_no_sandbox=True if args.unsafe_no_sandbox else None)
     carried = receive()
     if carried is None:
-        make_client(config)  # a missing key is one line here, before any session exists
         split = split_environment(os.environ, config.secret_env)
         argv = getattr(args, "command_line", None)
         if argv is not None:  # a real command: start again without the credentials in the environment
             reexec_without(split, argv)
         carried = split.secret  # called in-process (tests): the variables are dropped below instead
+
+    from agent.agents import make_agent
+    from agent.host import SessionHost, config_for_resume, install_signal_handlers, session_agent
+    from agent.model import client_secrets, make_client
+    from agent.secrets import scrub_process_environment
+    from agent.shell import tool_sandbox
+    from evaluator.sandbox import not_dumpable
+    from sessions.layout import resolve_session
+
     with lent_environment(carried):
-        client = make_client(config)
+        client = make_client(config)  # a missing key is one line here, before any session exists
     secrets = sorted(set(split_environment(carried).values()) | set(client_secrets(client)), key=len, reverse=True)
     scrub_process_environment(secrets)
     not_dumpable()  # our /proc files and memory closed to the user's other processes
