@@ -346,16 +346,12 @@ class ClaudeCodeAgent(Agent):
             host.emit("error", message=f"Claude Code ended its turn with an error: {detail}", where="agent",
                       fatal=True, status=rec.get("api_error_status"))
             return "error"
-        # the Stop hook did not decide (it could not run): the gate runs here
-        host.boundary()
-        text = self._take_outbox("")
-        if text:
-            self._send(text)
-            return None
+        # the Stop hook did not decide (it could not run): the gate runs here, as in _stop
         verdict = host.stop_gate()
         if verdict.end:
             return "goal_met"
-        self._send(verdict.feedback or CONTINUE)
+        host.boundary()
+        self._send("\n\n".join(t for t in (verdict.feedback, self._take_outbox("")) if t) or CONTINUE)
         return None
 
     def _gone(self) -> str:
@@ -413,19 +409,19 @@ class ClaudeCodeAgent(Agent):
                                                              "additionalContext": text}}), "exit": 0}
 
     def _stop(self, data: dict) -> dict:
+        """The stop gate, as the native loop runs it: judge first (a message the steerer wrote
+        keeps the session going even when the goal is met), then hand over what waits."""
         host = self.host
         if self._goal_met or host.limit_reached() or self._interrupting:
             return {"stdout": "", "exit": 0}  # let it stop: the turn's end is handled in the pump
+        verdict = host.stop_gate()
+        if verdict.end:
+            self._goal_met = True
+            return {"stdout": "", "exit": 0}
+        if verdict.interrupted:
+            return {"stdout": "", "exit": 0}
         host.boundary()
-        text = self._take_outbox("")
-        if not text:
-            verdict = host.stop_gate()
-            if verdict.end:
-                self._goal_met = True
-                return {"stdout": "", "exit": 0}
-            if verdict.interrupted:
-                return {"stdout": "", "exit": 0}
-            text = verdict.feedback or CONTINUE
+        text = "\n\n".join(t for t in (verdict.feedback, self._take_outbox("")) if t) or CONTINUE
         return {"stdout": json.dumps({"decision": "block", "reason": text}), "exit": 0}
 
     def _take_outbox(self, default: str) -> str:
