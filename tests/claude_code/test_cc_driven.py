@@ -206,3 +206,31 @@ def _processes_with(marker: str) -> list[int]:
         except OSError:
             pass
     return out
+
+
+def test_steer_starts_claude_code_detached_and_the_console_attaches(claude, tmp_path, monkeypatch):
+    import console.app
+    from console.commands import steer
+
+    opened = []
+
+    class StandIn:  # the console: records how steer opened it, waits until the agent works
+        def __init__(self, paths, mode="live", *, runner=None, **kw):
+            self.paths, self.runner = paths, runner
+
+        def run(self):
+            opened.append(self)
+            wait_until(lambda: of_type(events(self.paths.root), "tool_call"), timeout=60)
+
+    monkeypatch.setattr(console.app, "ConsoleApp", StandIn)
+    script = by_step(Reply(text("Working."), bash("echo working", "work")), then=Reply(text("Done.")))
+    with FakeAnthropic(handler=script) as server:
+        for k, v in cli_env(server, tmp_path / "home").items():
+            monkeypatch.setenv(k, v)
+        cfg = write_config(tmp_path / "agent.yaml", model=MODEL)
+        assert steer.steer("attention-cpu", sessions_dir=str(tmp_path / "sessions"), agent="claude-code",
+                           max_turns=2, config=str(cfg)) == 0
+        (app,) = opened
+        assert app.runner.wait(60) == 3  # the detached runner ended the session at --max-turns
+    evs = events(app.paths.root)
+    assert evs[0]["agent"] == "claude-code" and of_type(evs, "session_end")[-1]["reason"] == "max_turns"
