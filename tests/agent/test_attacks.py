@@ -11,7 +11,6 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,13 +51,14 @@ def test_editing_trusted_files_changes_nothing_and_a_slowed_seed_does_not_meet_t
     home = outside_tmp / "home"
     (home / ".cache").mkdir(parents=True)
     (home / ".bashrc").write_text("# the user's shell settings\n")
-    env = cli_env(None, tmp_path / "ks", HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
-    # a build cache as the user has it (the evaluation before this session filled it)
-    r = subprocess.run([sys.executable, "-m", "console", "eval", "attention-cpu", "--quick", "--json", "-"],
-                       env=env, cwd=str(REPO), capture_output=True, text=True, timeout=240)
+    # a build cache as the user has it (an evaluation before this session filled it)
+    from evaluator.build import build
+    from evaluator.task import load_task
+
     cache = home / ".cache" / "kernelseek"
+    assert build(load_task("attention-cpu"), TASK / "seed.c", cache_dir=cache).ok
     cached = [p for p in cache.rglob("*") if p.is_file()]
-    assert cached, r.stderr
+    assert cached
     trusted = [TASK / "seed.c", TASK / "harness.py", TASK / "task.yaml", TASK / "attention.h",
                REPO / "evaluator" / "pipeline.py", REPO / "agent" / "gate.py", home / ".bashrc", *cached]
     before = {p: p.read_bytes() for p in trusted}
