@@ -14,7 +14,6 @@ serialised by one re-entrant lock.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -42,7 +41,7 @@ from agent.watch import InboxWatcher
 from evaluator.errors import DeviceUnavailable, EvaluatorError
 from evaluator.sandbox import Sandbox, find_sandbox
 from sessions.inbox import Inbox
-from sessions.layout import SessionPaths, create_session, resolve_session
+from sessions.layout import SessionPaths, create_session, first_event, resolve_session
 from sessions.log import SessionError, SessionWriter, read_events
 
 
@@ -503,13 +502,7 @@ class SessionHost:
 
 def session_agent(session: str | os.PathLike, sessions_dir: str | os.PathLike | None = None) -> str | None:
     """The agent a session was started with (its session_start says), or None."""
-    paths = resolve_session(session, sessions_dir)
-    try:
-        with open(paths.events, "rb") as f:
-            first = json.loads(f.readline() or b"{}")
-    except (OSError, ValueError):
-        return None
-    return first.get("agent") if isinstance(first, dict) else None
+    return first_event(resolve_session(session, sessions_dir).events).get("agent")
 
 
 def install_signal_handlers(host: SessionHost, reason: str = "stopped") -> None:
@@ -529,10 +522,5 @@ def config_for_resume(config: AgentConfig, session_events_path: Path, model_give
     """On resume, keep the session's model unless one was asked for explicitly."""
     if model_given:
         return config
-    try:
-        with open(session_events_path, "rb") as f:
-            first = json.loads(f.readline() or b"{}")
-    except (OSError, ValueError):
-        return config
-    model = first.get("model") if isinstance(first, dict) else None
+    model = first_event(session_events_path).get("model")
     return replace(config, model=model) if model else config

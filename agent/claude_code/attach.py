@@ -33,7 +33,7 @@ from agent.claude_code.driven import evaluate_command, hook_command
 from agent.conversation import human_text
 from agent.control import render_goal
 from sessions.importers.claude_code import ClaudeCodeTranslator
-from sessions.layout import sessions_root
+from sessions.layout import first_event, sessions_root
 
 AGENT_NAME = "claude-code"
 HOOK_EVENTS = ("PostToolUse", "UserPromptSubmit", "Stop")
@@ -96,11 +96,7 @@ def find_attached_session(session_id: str, sessions_dir: str | os.PathLike | Non
     if not root.is_dir():
         return None
     for d in sorted(root.iterdir(), key=lambda p: p.name, reverse=True):
-        try:
-            with open(d / "events.jsonl", "rb") as f:
-                first = json.loads(f.readline() or b"{}")
-        except (OSError, ValueError):
-            continue
+        first = first_event(d / "events.jsonl")
         if first.get("recorded_by") == "kernelseek attach" and first.get("session_id") == session_id:
             return d
     return None

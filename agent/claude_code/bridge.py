@@ -16,14 +16,11 @@ from __future__ import annotations
 import json
 import os
 import socketserver
-import threading
 from collections.abc import Callable
 
+from agent.claude_code.sockets import UnixSocketServer
+
 MAX_REQUEST = 8 << 20
-
-
-class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
 
 
 class Bridge:
@@ -32,7 +29,7 @@ class Bridge:
     def __init__(self, socket_path: str | os.PathLike, handle: Callable[[dict], dict]) -> None:
         self.socket_path = str(socket_path)
         self.handle = handle
-        self._server: _Server | None = None
+        self._server: UnixSocketServer | None = None
 
     def start(self) -> "Bridge":
         bridge = self
@@ -54,18 +51,11 @@ class Bridge:
                 except OSError:
                     pass  # the hook was killed (an interrupt): nobody to answer
 
-        self._server = _Server(self.socket_path, Handler)
-        os.chmod(self.socket_path, 0o600)
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
-                         name="claude-code-bridge", daemon=True).start()
+        self._server = UnixSocketServer(self.socket_path, Handler, "claude-code-bridge")
+        self._server.start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
             self._server = None
-        try:
-            os.unlink(self.socket_path)
-        except OSError:
-            pass

@@ -13,23 +13,15 @@ import hmac
 import http.client
 import json
 import os
-import socketserver
-import threading
 import urllib.parse
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 
+from agent.claude_code.sockets import UnixSocketServer
+
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailers",
               "transfer-encoding", "upgrade", "host", "content-length", "x-api-key", "authorization"}
 UPSTREAM_TIMEOUT_S = 900.0
-
-
-class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    daemon_threads = True
-
-    def get_request(self):  # BaseHTTPRequestHandler wants an address tuple
-        conn, _ = super().get_request()
-        return conn, ("sandbox", 0)
 
 
 class UsageReader:
@@ -89,24 +81,14 @@ class ApiProxy:
         self.auth_token = auth_token
         self.on_usage = on_usage
         self.requests = 0
-        self._server: _UnixHTTPServer | None = None
+        self._server = UnixSocketServer(self.socket_path, _handler(self), "api-proxy")
 
     def start(self) -> "ApiProxy":
-        self._server = _UnixHTTPServer(self.socket_path, _handler(self))
-        os.chmod(self.socket_path, 0o600)
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
-                         name="api-proxy", daemon=True).start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        try:
-            os.unlink(self.socket_path)
-        except OSError:
-            pass
+        self._server.stop()
 
     def authorised(self, headers) -> bool:
         given = headers.get("x-api-key") or ""

@@ -136,10 +136,10 @@ def _key_forms(key: str) -> list[bytes]:
     return forms
 
 
-def assert_no_key_in(data: bytes, where: str) -> None:
+def assert_no_key_in(data: bytes, where: str, key: str = API_KEY) -> None:
     """The test key is not in `data`: not plain, reversed, hex or base64 (at any alignment), nor in
     any base64-looking run decoded."""
-    for form in _key_forms(API_KEY):
+    for form in _key_forms(key):
         assert form not in data, f"{where} holds the key ({form[:12]!r}...)"
     # decode every base64-looking run and look again
     for run in re.findall(rb"[A-Za-z0-9+/=]{40,}", data):
@@ -147,4 +147,19 @@ def assert_no_key_in(data: bytes, where: str) -> None:
             decoded = base64.b64decode(run + b"=" * (-len(run) % 4), validate=False)
         except ValueError:
             continue
-        assert API_KEY.encode() not in decoded and API_KEY.encode()[::-1] not in decoded, where
+        assert key.encode() not in decoded and key.encode()[::-1] not in decoded, where
+
+
+def processes_with(marker: str) -> list[int]:
+    """Pids of the processes (other than this one) whose command line holds `marker`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found

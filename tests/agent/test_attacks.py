@@ -13,12 +13,13 @@ import shutil
 import subprocess
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
-from agent_helpers import (API_KEY, REPO, assert_no_key_in, cli_env, events, kernelseek, of_type, wait_for_event,
-                           write_config)
+from agent_helpers import (REPO, assert_no_key_in, cli_env, events, kernelseek, of_type, processes_with,
+                           wait_for_event, write_config)
 from fake_anthropic import FakeAnthropic, Reply, by_step, text, tool
 from evaluator.sandbox import find_sandbox
 
@@ -113,33 +114,34 @@ def test_the_key_is_in_no_process_the_agent_can_read_plain_or_encoded(tmp_path, 
     script = by_step(Reply(tool("bash", command=snoop)), Reply(tool("bash", command="env | base64 -w0")),
                      then=Reply(text("Done.")))
     cfg = write_config(tmp_path / "agent.yaml", **({} if confined else {"sandbox": "none"}))
+    # a key of this test alone: unconfined, the agent sees every process of the user on the machine
+    key = f"sk-ant-test-{uuid.uuid4().hex}"
     with FakeAnthropic(handler=script) as server:
-        env = cli_env(server, tmp_path / "ks")
+        env = {**cli_env(server, tmp_path / "ks"), **server.env(key)}
         proc = kernelseek(["run", "attention-cpu", "--session", str(tmp_path / "s"), "--max-turns", "3",
                            "--config", str(cfg), *([] if confined else ["--unsafe-no-sandbox"])], env)
         wait_for_event(tmp_path / "s", lambda e: e["type"] == "session_start", timeout=60)
         # from outside, as any process of the user: the runner's environment block holds no credential
         environ = Path(f"/proc/{proc.pid}/environ").read_bytes()
-        seen_pids.append(proc.pid)
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 3, err
-    assert_no_key_in(environ, "the runner's /proc environ")
+    assert_no_key_in(environ, "the runner's /proc environ", key)
     assert b"ANTHROPIC_" not in environ  # the base URL went too: the tools need none of it
     evs = events(tmp_path / "s")
     start = of_type(evs, "session_start")[0]
     assert start["sandboxed"] is confined and start["sandbox"].startswith("unsandboxed") is not confined
     outputs = [r["output"] for r in of_type(evs, "tool_result")]
     for output in outputs:
-        assert_no_key_in(output.encode(), "a tool result")
-    assert outputs[0].split("ppid=")[0].strip().splitlines()[-1] == "0"  # no ANTHROPIC_/sk-ant line anywhere
-    if confined:  # the runner is not even there to read
+        assert_no_key_in(output.encode(), "a tool result", key)
+    if confined:  # the runner is not even there to read, nor any credential of anything else
+        assert outputs[0].split("ppid=")[0].strip().splitlines()[-1] == "0"
         assert int(outputs[0].strip().splitlines()[-1]) < 8
     for r in server.requests[1:]:
-        assert_no_key_in(r.all_text().encode(), "a request's conversation")
+        assert_no_key_in(r.all_text().encode(), "a request's conversation", key)
     for path in (tmp_path / "s").rglob("*"):
         if path.is_file():
-            assert_no_key_in(path.read_bytes(), str(path))
-    assert server.requests[0].api_key == API_KEY  # and yet the runner used it
+            assert_no_key_in(path.read_bytes(), str(path), key)
+    assert server.requests[0].api_key == key  # and yet the runner used it
 
 
 @needs_sandbox
@@ -155,7 +157,7 @@ def test_a_background_process_does_not_outlive_its_command(tmp_path):
         # while the session goes on (the next command runs), the first one's children are gone
         wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_call" and e["input"]["command"] == "sleep 3",
                        timeout=60)
-        left = _processes_with(marker)
+        left = processes_with(marker)
         proc.communicate(timeout=120)
     for pid in left:  # never leave them behind, whatever the assertion says
         try:
@@ -165,17 +167,6 @@ def test_a_background_process_does_not_outlive_its_command(tmp_path):
     assert left == []
     assert of_type(events(tmp_path / "s"), "tool_result")[0]["output"].strip() == "started"
 
-
-def _processes_with(marker: str) -> list[int]:
-    out = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    out.append(int(pid))
-        except OSError:
-            pass
-    return out
 
 
 @pytest.mark.xfail(run=False, reason="needs the sandboxed candidate host (evaluator side of issue 11): today a "
@@ -198,7 +189,7 @@ def test_a_process_a_candidate_starts_does_not_outlive_its_evaluation(tmp_path):
                            "--config", str(write_config(tmp_path / "agent.yaml"))], cli_env(server, tmp_path / "ks"))
         wait_for_event(tmp_path / "s", lambda e: e["type"] == "eval_result", timeout=120)
         time.sleep(0.2)
-        left = _processes_with(marker)
+        left = processes_with(marker)
         proc.communicate(timeout=120)
     for pid in left:
         try:

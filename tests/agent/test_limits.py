@@ -1,7 +1,6 @@
 """Limits, the context budget, stopping, and a runner that outlives its terminal."""
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import uuid

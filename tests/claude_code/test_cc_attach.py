@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from agent_helpers import API_KEY, REPO, cli_env, events, of_type
-from cc_helpers import MODEL, bash, requests_holding, wait_until
+from cc_helpers import MODEL, bash, wait_until
 from fake_anthropic import FakeAnthropic, Reply, by_step, text
 from sessions.inbox import Inbox
 

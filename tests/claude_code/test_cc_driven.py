@@ -2,11 +2,10 @@
 the scripted Messages API. The gate, delivery, interrupts, resume and secrets, measured."""
 from __future__ import annotations
 
-import os
 import signal
 import time
 
-from agent_helpers import (API_KEY, assert_no_key_in, cli_env, kernelseek, task_copy, wait_for_event,
+from agent_helpers import (API_KEY, assert_no_key_in, cli_env, kernelseek, processes_with, task_copy, wait_for_event,
                            write_config)
 from cc_helpers import (DOT, DOT_SIMD, MODEL, bash, edit, events, of_type, read, requests_holding, wait_until)
 from fake_anthropic import FakeAnthropic, Reply, by_step, text
@@ -94,7 +93,7 @@ def test_exactly_once_across_a_kill_9_and_resume(claude, tmp_path):
         proc.wait(10)
         before = len(s1.requests)
     # Claude Code and its tools died with the runner (the sandbox dies with its parent)
-    assert wait_until(lambda: not _processes_with(str(session / "workspace")), timeout=10)
+    assert wait_until(lambda: not processes_with(str(session / "workspace")), timeout=10)
     # a message acknowledged just before the crash, whose handing-over was lost
     from sessions.log import SessionWriter
 
@@ -133,7 +132,7 @@ def test_an_interrupt_stops_a_long_tool_call_within_a_second(claude, tmp_path):
         result = wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_result" and e["id"] == call["id"],
                                 timeout=30)
         stopped_in = result["t"] - t0
-        wait_until(lambda: not _processes_with("sleep 60"), timeout=5, poll=0.01)
+        wait_until(lambda: not processes_with("sleep 60"), timeout=5, poll=0.01)
         gone_in = time.time() - t0
         out, err = proc.communicate(timeout=120)
     print(f"interrupt: tool result after {stopped_in:.3f} s, the command's processes gone after {gone_in:.3f} s")
@@ -193,19 +192,6 @@ def test_the_install_hint_names_the_npm_package(monkeypatch, tmp_path):
     else:
         raise AssertionError("found a claude where there is none")
 
-
-def _processes_with(marker: str) -> list[int]:
-    out = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        if int(pid) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    out.append(int(pid))
-        except OSError:
-            pass
-    return out
 
 
 def test_steer_starts_claude_code_detached_and_the_console_attaches(claude, tmp_path, monkeypatch):

@@ -49,6 +49,8 @@ def test_it_says_how_it_was_made_and_ends_with_the_goal_met():
     final = of(log, "stop_check")[-1]
     assert final["goal_met"] is True and final["summary"]["geomean"] >= start["goal"]["min_geomean"]
     assert {e["name"] for e in of(log, "tool_call")} == {"Read", "Bash", "Edit", "Write"}
+    # the workspace's interface header is the task's, not a copy drifting away from it
+    assert (CC / "workspace" / "attention.h").read_bytes() == (REPO / "kernels" / "attention-cpu" / "attention.h").read_bytes()
 
 
 def test_its_decision_points_questions_and_reports_hold_as_the_native_ones_do():
