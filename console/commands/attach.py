@@ -45,12 +45,12 @@ def run(args: argparse.Namespace) -> int:
     from agent.config import load_config
     from agent.host import install_signal_handlers
     from agent.secrets import secret_values
-    from console.commands.run import EventPrinter, _inert_output
+    from console.commands.run import EventPrinter, inert_output
 
     config = load_config(args.config, autopilot=True if args.autopilot else None,
                          grace_s=args.grace if args.autopilot else None)
     transcript = find_transcript(args.transcript, latest=args.latest, cwd=Path.cwd())
-    _inert_output()
+    inert_output()
     printer = None if args.quiet or args.console else EventPrinter()
     host = attach_transcript(transcript, task_name=args.task, gate=args.gate, candidate=args.candidate,
                              config=config, secrets=secret_values(os.environ), sessions_dir=args.sessions_dir,

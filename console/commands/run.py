@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     scrub_process_environment(secrets)
     not_dumpable()  # our /proc files and memory closed to the user's other processes
     sandbox = tool_sandbox(config)  # no sandbox and no --unsafe-no-sandbox: one line, no session
-    _inert_output()
+    inert_output()
     agent_name = args.agent
     if args.resume:
         paths = resolve_session(args.resume, args.sessions_dir)
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_CODES.get(reason, 1)
 
 
-class _InertStream(io.TextIOBase):
+class InertStream(io.TextIOBase):
     """A text stream that shows control characters instead of sending them (runner.log, a
     traceback quoting a tool's output): the console's cleaner, on everything written."""
 
@@ -137,11 +137,11 @@ class _InertStream(io.TextIOBase):
         return self._stream.fileno()
 
 
-def _inert_output() -> None:
-    if not isinstance(sys.stdout, _InertStream):
-        sys.stdout = _InertStream(sys.stdout)
-    if not isinstance(sys.stderr, _InertStream):
-        sys.stderr = _InertStream(sys.stderr)
+def inert_output() -> None:
+    if not isinstance(sys.stdout, InertStream):
+        sys.stdout = InertStream(sys.stdout)
+    if not isinstance(sys.stderr, InertStream):
+        sys.stderr = InertStream(sys.stderr)
 
 
 class EventPrinter:

@@ -242,3 +242,14 @@ def test_session_start_names_the_arch_and_capabilities_ranking_filters_on():
     assert task_arch(cuda) == "sm90" and task_arch(load_task("softmax-cpu")) == "cpu"
     assert "other_implementation" in task_capabilities(cuda)  # its harness times an upstream baseline
     assert "other_implementation" not in task_capabilities(load_task("softmax-cpu"))
+
+
+def test_everything_the_runner_writes_to_its_terminal_or_log_is_inert():
+    import io
+
+    from console.commands.run import InertStream
+
+    sink = io.StringIO()
+    stream = InertStream(sink)
+    stream.write("Traceback: \x1b]52;c;ZXZpbA==\x07 \x1b[?1049h \u202egnp.exe\u202c\n")
+    assert sink.getvalue() == "Traceback: ␛]52;c;ZXZpbA==␇ ␛[?1049h ⟨U+202E⟩gnp.exe⟨U+202C⟩\n"
