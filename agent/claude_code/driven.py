@@ -53,6 +53,8 @@ STOP_HOOK_TIMEOUT_S = 86400  # the gate's evaluation may take minutes on a GPU
 POST_HOOK_TIMEOUT_S = 60
 KILL_GRACE_S = 2.0
 CONTINUE = "[Runner] The session goes on; continue toward the goal."
+UNFINISHED = "[not finished: the runner stopped (a crash or a kill) while this tool ran]"
+STOPPED = "[not finished: the session was stopped while this tool ran]"
 
 SYSTEM_APPEND = """\
 You are working alone in this workspace on one kernel task for KernelSeek. The evaluator is the \
@@ -95,6 +97,7 @@ class ClaudeCodeAgent(Agent):
         self._message_ids: set[str] = set()
         self._open_calls: dict[str, str] = {}  # tool id -> name, called and not yet answered
         self._interrupted_calls: set[str] = set()
+        self._answered: set[str] = set()  # tool ids with a result in our log
         self._eval_seq: dict[str, int] = {}  # Bash call id -> the eval_result its ks-evaluate wrote
         self._goal_met = False
         self._interrupting = False
@@ -140,6 +143,9 @@ class ClaudeCodeAgent(Agent):
         held = self._transcript_text()
         lost = [e for e in events if e.get("type") == "human_message" and e.get("inbox_id")
                 and human_text(e) not in held]
+        answered = {e.get("id") for e in events if e.get("type") == "tool_result"}
+        self._open_calls = {str(e["id"]): str(e.get("name")) for e in events
+                            if e.get("type") == "tool_call" and e.get("id") not in answered}
         with self._olock:
             self._outbox.extend(lost)
         return {"model": self.config.model, "agent_version": self.version, "session_id": self.session_id,
@@ -162,6 +168,8 @@ class ClaudeCodeAgent(Agent):
         # the turn of a reply's blocks (a usage event names the turn its request starts, ahead)
         if ev.get("type") in ("assistant_text", "thinking", "tool_call") and isinstance(ev.get("turn"), int):
             self._turns = max(self._turns, ev["turn"])
+        elif ev.get("type") == "tool_result":
+            self._answered.add(str(ev.get("id")))
 
     @property
     def turns(self) -> int:
@@ -170,6 +178,7 @@ class ClaudeCodeAgent(Agent):
     def events(self) -> str:
         host = self.host
         self._open_doors()
+        self._answer_open_calls(UNFINISHED)  # calls the log left open when the runner died
         if host.resumed:
             host.boundary()  # messages typed while nothing ran
             first = self._take_outbox(CONTINUE.replace("The session goes on", "The runner restarted"))
@@ -180,6 +189,8 @@ class ClaudeCodeAgent(Agent):
         return self._pump()
 
     def close(self) -> None:
+        if self.host is not None:
+            self._answer_open_calls(STOPPED)
         proc = self._proc
         if proc is not None and proc.poll() is None:
             try:
@@ -311,6 +322,13 @@ class ClaudeCodeAgent(Agent):
             if end:
                 return end
 
+    def _answer_open_calls(self, why: str) -> None:
+        """A result in our log for every call that will never get one from Claude Code."""
+        for call_id, name in list(self._open_calls.items()):
+            self.host.emit("tool_result", id=call_id, name=name, output=why, is_error=True, interrupted=True,
+                           duration_s=0.0)
+        self._open_calls.clear()
+
     def _emit(self, ev: dict) -> None:
         fields = {k: v for k, v in ev.items() if k not in ("v", "seq", "t", "type")}
         kind = ev["type"]
@@ -320,6 +338,8 @@ class ClaudeCodeAgent(Agent):
             self._open_calls[str(fields.get("id"))] = str(fields.get("name"))
         elif kind == "tool_result":
             call = str(fields.get("id"))
+            if call in self._answered:
+                return  # answered already (the runner closed it when it stopped or restarted)
             self._open_calls.pop(call, None)
             if call in self._interrupted_calls:
                 fields["interrupted"] = True
