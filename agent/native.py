@@ -260,7 +260,7 @@ class NativeAgent(Agent):
             timeout = self.config.bash_timeout_s if not isinstance(timeout, (int, float)) or timeout <= 0 \
                 else min(float(timeout), self.config.bash_max_timeout_s)
             r = run_shell(command, cwd=ws, env=host.tool_env, timeout_s=timeout, cancel=host.cancel,
-                          cap_chars=self.config.output_cap_chars, sandbox=host.sandbox)
+                          cap_chars=self.config.output_cap_chars, sandbox=host.sandbox, readable=(host.task.dir,))
             return ToolOutcome(r.output, is_error=bool(r.exit_code) or r.timed_out, truncated=r.truncated,
                                interrupted=r.interrupted,
                                extra={"exit_code": r.exit_code, "timed_out": r.timed_out})

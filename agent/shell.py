@@ -113,23 +113,26 @@ def sandbox_note(sandbox: Sandbox) -> str:
     return note if note.startswith("unsandboxed") else f"unsandboxed: {note}"
 
 
-def tool_confinement(workspace: str | os.PathLike, writable: tuple = (), *, network: bool = False) -> Confinement:
-    """What an agent's command may touch: its workspace (and `writable` extras, e.g. a scratch
-    directory) read-write; everything else read-only; credential stores hidden."""
+def tool_confinement(workspace: str | os.PathLike, writable: tuple = (), readable: tuple = (), *,
+                     network: bool = False) -> Confinement:
+    """What an agent's command may touch: its workspace (and `writable` extras) read-write;
+    everything else read-only, `readable` (the task folder) visible even where it lies under the
+    private /tmp; credential stores hidden."""
     ws = Path(workspace).resolve()
-    return Confinement(writable=(ws, *(Path(w).resolve() for w in writable)), hidden=tuple(credential_paths()),
+    return Confinement(writable=(ws, *(Path(w).resolve() for w in writable)),
+                       readable=tuple(Path(r).resolve() for r in readable), hidden=tuple(credential_paths()),
                        network=network, chdir=ws)
 
 
 def run_shell(command: str, *, cwd: str | os.PathLike, env: dict[str, str], timeout_s: float,
               cancel: threading.Event | None = None, cap_chars: int = 30_000,
-              sandbox: Sandbox | None = None, writable: tuple = (),
+              sandbox: Sandbox | None = None, writable: tuple = (), readable: tuple = (),
               max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES) -> ShellResult:
     """Run `command`; return its capped output and how it ended (never raises for the command).
-    With a `sandbox` it runs confined (`tool_confinement(cwd, writable)`); without, as it is."""
+    With a `sandbox` it runs confined (`tool_confinement(cwd, writable, readable)`); without, as it is."""
     argv = ["bash", "-c", command]
     if sandbox is not None and sandbox.confines:
-        argv = sandbox.wrap(argv, tool_confinement(cwd, writable))
+        argv = sandbox.wrap(argv, tool_confinement(cwd, writable, readable))
     start = time.monotonic()
     with tempfile.TemporaryFile() as out:
         # die_with_parent: a runner killed with -9 takes the command (or the sandbox) with it
