@@ -200,3 +200,21 @@ def test_a_process_a_candidate_starts_does_not_outlive_its_evaluation(tmp_path):
     evs = events(tmp_path / "s")
     assert of_type(evs, "eval_result")[0]["summary"].get("build_ok") is not False  # it built and was loaded
     assert of_type(evs, "session_end")[-1]["reason"] == "max_turns"
+
+
+def test_without_a_sandbox_a_live_run_refuses_to_start_unless_told_it_is_unsafe(tmp_path):
+    with FakeAnthropic(handler=by_step(then=Reply(text("Done.")))) as server:
+        # neither bubblewrap nor unshare can be found: no sandbox can be made
+        env = {**cli_env(server, tmp_path / "ks"), "PATH": str(tmp_path / "empty-bin")}
+        proc = kernelseek(["run", "attention-cpu", "--session", str(tmp_path / "s"), "--max-turns", "1",
+                           "--config", str(write_config(tmp_path / "agent.yaml"))], env)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 2 and len(err.strip().splitlines()) == 1
+        assert "apt-get install bubblewrap" in err and "--unsafe-no-sandbox" in err
+        assert not (tmp_path / "s").exists()
+        proc = kernelseek(["run", "attention-cpu", "--session", str(tmp_path / "s"), "--max-turns", "1",
+                           "--unsafe-no-sandbox", "--config", str(write_config(tmp_path / "agent.yaml"))], env)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err
+    start = of_type(events(tmp_path / "s"), "session_start")[0]
+    assert start["sandboxed"] is False and start["sandbox"].startswith("unsandboxed")
