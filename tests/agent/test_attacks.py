@@ -110,7 +110,6 @@ def test_the_key_is_in_no_process_the_agent_can_read_plain_or_encoded(tmp_path, 
              "rev $f 2>/dev/null | base64 -w0; echo; done; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' "
              "| grep -c -i -e ANTHROPIC -e sk-ant; echo ppid=$PPID; "
              "cat /proc/$PPID/environ 2>/dev/null | base64 -w0; echo; ls /proc | grep -c '^[0-9]'")
-    seen_pids: list[int] = []
     script = by_step(Reply(tool("bash", command=snoop)), Reply(tool("bash", command="env | base64 -w0")),
                      then=Reply(text("Done.")))
     cfg = write_config(tmp_path / "agent.yaml", **({} if confined else {"sandbox": "none"}))
