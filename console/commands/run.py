@@ -24,7 +24,7 @@ import time
 
 from console.commands import add_sessions_dir
 
-HELP = "run the agent on a task headless, printing one line per event"
+HELP = "run the agent on a task headless, printing the console's rows, one line each"
 
 EXIT_CODES = {"goal_met": 0, "max_turns": 3, "max_cost": 3, "max_hours": 3, "stopped": 130, "error": 1}
 
