@@ -14,3 +14,8 @@
 `install.py` finds the `claude` executable (an npm prefix KernelSeek knows, a path in the
 config, or PATH) and says how to get it when it is missing.
 """
+from pathlib import Path
+
+# the repository: what the hook and launcher Pythons import agent.claude_code from, and where a
+# development install of Claude Code (.claude-code/) lives
+REPO = Path(__file__).resolve().parents[2]

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import socketserver
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
+from agent.claude_code import REPO
 from agent.claude_code.sockets import UnixSocketServer
 
 MAX_REQUEST = 8 << 20
@@ -59,3 +63,15 @@ class Bridge:
         if self._server is not None:
             self._server.stop()
             self._server = None
+
+
+def hook_command(bridge_sock: Path) -> str:
+    """The shell command Claude Code runs for a hook (any Python with the standard library)."""
+    return (f"PYTHONPATH={shlex.quote(str(REPO))} {shlex.quote(sys.executable)} -m agent.claude_code.hook "
+            f"--socket {shlex.quote(str(bridge_sock))} hook")
+
+
+def evaluate_command(bridge_sock: Path) -> str:
+    """The shell command that evaluates through the runner (what `ks-evaluate` runs)."""
+    return (f"PYTHONPATH={shlex.quote(str(REPO))} exec {shlex.quote(sys.executable)} -m agent.claude_code.hook "
+            f"--socket {shlex.quote(str(bridge_sock))} evaluate")

@@ -26,7 +26,6 @@ import json
 import os
 import queue
 import secrets as secrets_mod
-import shlex
 import shutil
 import signal
 import subprocess
@@ -38,8 +37,9 @@ import uuid
 from pathlib import Path
 
 from agent.adapter import Agent, AgentError
-from agent.claude_code.bridge import Bridge
-from agent.claude_code.install import REPO, claude_version, find_claude
+from agent.claude_code.bridge import Bridge, evaluate_command, hook_command
+from agent.claude_code import REPO
+from agent.claude_code.install import claude_version, find_claude
 from agent.claude_code.proxy import ApiProxy
 from agent.conversation import human_text
 from agent.prompt import task_prompt
@@ -461,18 +461,6 @@ class ClaudeCodeAgent(Agent):
             return path.read_text(errors="replace") if path else ""
         except OSError:
             return ""
-
-
-def hook_command(bridge_sock: Path) -> str:
-    """The shell command Claude Code runs for a hook (any Python with the standard library)."""
-    return (f"PYTHONPATH={shlex.quote(str(REPO))} {shlex.quote(sys.executable)} -m agent.claude_code.hook "
-            f"--socket {shlex.quote(str(bridge_sock))} hook")
-
-
-def evaluate_command(bridge_sock: Path) -> str:
-    """The shell command that evaluates through the runner (what `ks-evaluate` runs)."""
-    return (f"PYTHONPATH={shlex.quote(str(REPO))} exec {shlex.quote(sys.executable)} -m agent.claude_code.hook "
-            f"--socket {shlex.quote(str(bridge_sock))} evaluate")
 
 
 def _kill_group(proc: subprocess.Popen, grace_s: float) -> None:

@@ -14,9 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent.adapter import AgentError
+from agent.claude_code import REPO
 from sessions.layout import kernelseek_home
 
-REPO = Path(__file__).resolve().parents[2]
 PACKAGE = "@anthropic-ai/claude-code"
 
 

@@ -133,7 +133,7 @@ def test_attach_delivers_a_question_into_an_interactive_session_and_leaves_the_s
 
 
 def test_settings_hooks_go_in_and_come_out_exactly(tmp_path):
-    from agent.claude_code.attach import SettingsHooks
+    from agent.claude_code.settings import SettingsHooks
 
     cmd = "python3 -m agent.claude_code.hook --socket /tmp/ks-x/bridge.sock hook"
     timeouts = {"PostToolUse": 60, "Stop": 60}
@@ -170,7 +170,7 @@ def test_settings_hooks_go_in_and_come_out_exactly(tmp_path):
 
 
 def test_hooks_left_by_a_killed_attach_are_cleaned_at_the_next_and_do_nothing_meanwhile(tmp_path):
-    from agent.claude_code.attach import SettingsHooks
+    from agent.claude_code.settings import SettingsHooks
 
     proj = tmp_path / "proj"
     proj.mkdir()
