@@ -284,6 +284,9 @@ class ClaudeCodeAgent(Agent):
     # -- the live loop ---------------------------------------------------------------------------
 
     def _pump(self) -> str:
+        """Claude Code's output into events until the session ends. The limits are checked where
+        the native loop checks them, before a request: at the tool boundary (the PostToolUse hook
+        stops Claude Code) and at a turn's end."""
         host = self.host
         while True:
             if host.stop_reason:
@@ -291,9 +294,6 @@ class ClaudeCodeAgent(Agent):
             try:
                 line = self._lines.get(timeout=0.1)
             except queue.Empty:
-                end = host.limit_reached()
-                if end:
-                    return end
                 continue
             if line is None:
                 return self._gone()
@@ -318,9 +318,6 @@ class ClaudeCodeAgent(Agent):
                     self._turns += 1
             for ev in self.translator.feed(rec, t=time.time()):
                 self._emit(ev)
-            end = host.limit_reached()
-            if end:
-                return end
 
     def _answer_open_calls(self, why: str) -> None:
         """A result in our log for every call that will never get one from Claude Code."""

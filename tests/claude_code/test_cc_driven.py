@@ -220,3 +220,15 @@ def test_steer_starts_claude_code_detached_and_the_console_attaches(claude, tmp_
         assert app.runner.wait(60) == 3  # the detached runner ended the session at --max-turns
     evs = events(app.paths.root)
     assert evs[0]["agent"] == "claude-code" and of_type(evs, "session_end")[-1]["reason"] == "max_turns"
+
+
+def test_a_limit_stops_claude_code_at_the_next_tool_boundary_before_another_request(claude, tmp_path):
+    script = by_step(Reply(bash("echo one", "one")), then=Reply(bash("echo again", "again")))
+    with FakeAnthropic(handler=script) as server:
+        proc = _run("attention-cpu", tmp_path / "s", server, tmp_path, turns=1)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err
+    assert len(server.requests) == 1  # the tool ran, and no second request was made
+    evs = events(tmp_path / "s")
+    assert [e["output"] for e in of_type(evs, "tool_result")] == ["one"]
+    assert of_type(evs, "session_end")[-1]["detail"] == "1 turns (limit 1)"
