@@ -117,6 +117,7 @@ class AttachedClaudeCode(Agent):
         self.translator = ClaudeCodeTranslator(human_source="free")
         self._outbox: list[dict] = []
         self._olock = threading.Lock()
+        self._flock = threading.Lock()
         self._offset = 0
         self._turns = 0
         self._intro_sent = False
@@ -187,25 +188,28 @@ class AttachedClaudeCode(Agent):
     # -- following the transcript ----------------------------------------------------------------
 
     def _follow(self) -> None:
-        try:
-            with open(self.transcript, "rb") as f:
-                f.seek(self._offset)
-                data = f.read()
-        except OSError:
-            return
-        end = data.rfind(b"\n")
-        if end < 0:
-            return  # nothing whole yet
-        self._offset += end + 1
-        for line in data[:end].split(b"\n"):
+        """Whatever whole lines the transcript gained, into events (the loop and the hooks both
+        call this: one at a time, so no line is read twice)."""
+        with self._flock:
             try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(rec, dict):
-                for ev in self.translator.feed(rec):
-                    self._emit(ev)
-        self._save_state()
+                with open(self.transcript, "rb") as f:
+                    f.seek(self._offset)
+                    data = f.read()
+            except OSError:
+                return
+            end = data.rfind(b"\n")
+            if end < 0:
+                return  # nothing whole yet
+            self._offset += end + 1
+            for line in data[:end].split(b"\n"):
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(rec, dict):
+                    for ev in self.translator.feed(rec):
+                        self._emit(ev)
+            self._save_state()
 
     def _emit(self, ev: dict) -> None:
         if ev["type"] == "usage":
