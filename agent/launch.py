@@ -27,9 +27,14 @@ def run_argv(task: str | None = None, *, session: str | os.PathLike | None = Non
              resume: str | os.PathLike | None = None, model: str | None = None, autopilot: bool = False,
              grace: float | None = None, max_turns: int | None = None, max_cost: float | None = None,
              max_hours: float | None = None, config: str | os.PathLike | None = None,
-             sessions_dir: str | os.PathLike | None = None, python: str | None = None) -> list[str]:
+             sessions_dir: str | os.PathLike | None = None, python: str | None = None,
+             agent: str | None = None, unsafe_no_sandbox: bool = False) -> list[str]:
     """The command line of `kernelseek run` for these settings."""
     argv = [python or sys.executable, "-m", "console", "run", "--quiet"]
+    if agent is not None and resume is None:  # a resumed session goes on with its own agent
+        argv += ["--agent", agent]
+    if unsafe_no_sandbox:
+        argv.append("--unsafe-no-sandbox")
     if resume is not None:
         argv += ["--resume", str(resume)]
     else:

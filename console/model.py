@@ -168,6 +168,7 @@ class ViewState:
     posted: tuple = ()  # Posted messages still waiting for delivery
     mode: str = "live"
     loading: float | None = None  # while the log is still being read: how much of it is (0..1)
+    unsandboxed: bool = False  # the agent's commands ran unconfined (session_start.sandboxed false)
 
 
 def _block_key(ev: dict) -> str | None:
@@ -722,7 +723,7 @@ class SessionModel:
             end_reason=end_reason, started=started, now=now, tokens_in=tin, tokens_out=tout,
             cost=cost, best_geomean=best, latest_eval=latest, history=history, progress=progress,
             running_eval_n=running_n, decision=decision, answer=answer, posted=posted, mode=mode,
-            loading=loading)
+            loading=loading, unsandboxed=start.get("sandboxed") is False)
 
     def _decision_at(self, pos: int, dismissed) -> tuple[DecisionRecord | None, HumanRecord | None]:
         k = bisect_right(self.decision_ei, pos)

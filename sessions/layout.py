@@ -137,6 +137,17 @@ class SessionInfo:
         return asdict(self)
 
 
+def first_event(events_path: str | os.PathLike) -> dict:
+    """The first event of a session's log (its session_start), reading one line; {} when there is
+    none or it cannot be read."""
+    try:
+        with open(events_path, "rb") as f:
+            first = json.loads(f.readline() or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return first if isinstance(first, dict) else {}
+
+
 def _first_and_tail(path: Path, tail_bytes: int = 1 << 16) -> tuple[dict | None, list[dict], int]:
     """The first event, the events in the last `tail_bytes`, and an estimate of the count."""
     first = None

@@ -26,6 +26,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", metavar="TASK", nargs="?", help="task name or folder (omit with --resume)")
     p.add_argument("--session", metavar="DIR", help="session directory (default: a new one under the sessions dir)")
     p.add_argument("--resume", metavar="SESSION", help="carry on an interrupted session and attach to it")
+    p.add_argument("--agent", choices=("native", "claude-code"), default="native",
+                   help="native: KernelSeek's own loop; claude-code: Claude Code driven headless")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="where no sandbox can be made, run the agent's commands unconfined instead of refusing")
     p.add_argument("--model", metavar="M", help="model (default: $KERNELSEEK_MODEL or the config default)")
     p.add_argument("--autopilot", action="store_true", help="let the bank answer decision points the steerer leaves open")
     p.add_argument("--grace", metavar="SECONDS", type=float, default=30.0,
@@ -43,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     return steer(args.task, session=args.session, resume=args.resume, model=args.model,
                  autopilot=args.autopilot, grace=args.grace, max_turns=args.max_turns,
                  max_cost=args.max_cost, max_hours=args.max_hours, config=args.config,
-                 sessions_dir=args.sessions_dir)
+                 sessions_dir=args.sessions_dir, agent=args.agent, unsafe_no_sandbox=args.unsafe_no_sandbox)
 
 
 def steer(task: str | None, *, session: str | None = None, resume: str | None = None,
@@ -54,7 +58,12 @@ def steer(task: str | None, *, session: str | None = None, resume: str | None = 
     from sessions.layout import create_session, resolve_session
     from sessions.log import read_events
 
-    make_client(load_config(settings.get("config")))  # a missing key: one line, before any session exists
+    config = load_config(settings.get("config"))
+    make_client(config)  # a missing key: one line, before any session exists
+    if settings.get("agent") == "claude-code":
+        from agent.claude_code.install import find_claude
+
+        find_claude(config.claude_code_path)  # not installed: one line saying how to get it
     if resume:
         paths = resolve_session(resume, sessions_dir)
         if paths.is_running():
