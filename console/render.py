@@ -78,8 +78,8 @@ Piece = tuple[str, Style]
 
 
 def _prefix_pieces(row: Row, width: int, started: float | None, styles: Styles,
-                   icon: str | None = None) -> list[Piece]:
-    out: list[Piece] = [(" ", NO_STYLE)]  # the cursor mark's column
+                   icon: str | None = None, mark: bool = True) -> list[Piece]:
+    out: list[Piece] = [(" ", NO_STYLE)] if mark else []  # the cursor mark's column
     if width >= GUTTER_MIN_WIDTH:
         out.append((f"{elapsed_text(row.t - started if started is not None else None):>8} ",
                     styles.get("time", NO_STYLE)))
@@ -99,11 +99,12 @@ def _expand_icon(row: Row, expanded: bool) -> str | None:
 
 
 def line_pieces(row: Row, width: int, started: float | None, styles: Styles,
-                expanded: bool = False) -> tuple[list[Piece], list[Piece]]:
+                expanded: bool = False, mark: bool = True) -> tuple[list[Piece], list[Piece]]:
     """A one-line row as (left, right) pieces of text and style: the left is cut to make room
-    for the right, which ends at the last column."""
+    for the right, which ends at the last column. Its first piece is the icon, after the cursor
+    mark's column unless `mark` is off (a printer has no cursor)."""
     kind = row.kind
-    left = _prefix_pieces(row, width, started, styles, _expand_icon(row, expanded))
+    left = _prefix_pieces(row, width, started, styles, _expand_icon(row, expanded), mark)
     right: list[Piece] = []
     get = styles.get
     if kind == TOOL:

@@ -223,7 +223,7 @@ class EventLines:
 
         head = self._stamp(ev) + " "
         # the clock and seq stand in for the console's elapsed-time gutter
-        left, right = line_pieces(row, min(self.width, GUTTER_MIN_WIDTH - 1), None, {})
+        left, right = line_pieces(row, min(self.width, GUTTER_MIN_WIDTH - 1), None, {}, mark=False)
         b = badge(row).strip()
         if b:
             left.insert(1, (f"[{b}] ", Style()))
