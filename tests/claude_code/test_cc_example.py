@@ -118,7 +118,9 @@ async def test_it_replays_in_the_console_like_the_native_example():
         await wait_loaded(pilot)
         await pilot.pause()
         screen = app.screen
-        assert screen.position == 0 and "START" in screen_text(app)
+        # the session as it was at its first event (a replay shows nothing after the playhead)
+        assert screen.position == 0 and "session attention-cpu" in screen_text(app)
+        assert "evaluation #" not in screen_text(app)
         for _ in range(6):
             await pilot.press("d")
         await pilot.pause()
