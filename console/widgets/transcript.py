@@ -218,6 +218,13 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
                 self.call_after_refresh(self._scroll_to_end)
             elif anchor >= 0:
                 self.call_after_refresh(self.scroll_to_row, anchor, True)
+        elif self._layout_width and self.cursor >= 0:
+            # only the height changed (the dock or the search line came or went): the tail, the
+            # playhead or the cursor stays in view
+            if self.follow or self.playhead:
+                self.call_after_refresh(self._scroll_to_end)
+            else:
+                self.call_after_refresh(self.scroll_to_row, self.cursor)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

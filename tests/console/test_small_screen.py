@@ -136,6 +136,9 @@ async def test_a_replay_shows_the_session_as_it_was_at_the_playhead(tmp_path):
         await pilot.pause()
         cursor = t.cursor
         assert screen.model.rows[cursor].kind == "decision"
+        # the playhead stays in view when the dock opens under it (the transcript got shorter)
+        lines = screen_text(app).splitlines()
+        assert any(line.startswith("▶◆") for line in lines) and any("more rows after" in line for line in lines)
         # nothing after the playhead is drawn, and the evaluator says what it said then
         assert t.line_count == t._ends[cursor]
         shown_evals = [e for e in screen.model.evals if e.row <= cursor]
