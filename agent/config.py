@@ -105,6 +105,9 @@ class AgentConfig:
     delta_interval_s: float = 0.25
     # a line for session_start saying how this session came about (e.g. a scripted demo model)
     note: str | None = None
+    # `--on slurm` defaults: gpus, partition, time, account, cpus, mem, options, setup, python
+    # (agent.launchers.slurm.SlurmOptions)
+    slurm: dict = field(default_factory=dict)
     prices: dict = field(default_factory=lambda: dict(PRICES))
 
     def price(self) -> tuple[Price, str]:

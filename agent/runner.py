@@ -32,6 +32,7 @@ from agent.conversation import CACHE, Conversation
 from agent.evaluation import Evaluations, file_sha256
 from agent.facts import candidate_name, device_name, task_arch, task_capabilities
 from agent.gate import judge, met_but_written_feedback, unmet_feedback
+from agent.launchers.place import runner_place
 from agent.model import ModelClient, ModelError, TurnResult
 from agent.prompt import SYSTEM_PROMPT, goal_dict, task_prompt
 from agent.secrets import Redactor, scrubbed_env
@@ -40,7 +41,7 @@ from agent.tools import TOOL_SPECS, ToolInputError, ToolOutcome, edit_file, read
 from agent.watch import InboxWatcher
 from evaluator.errors import DeviceUnavailable, EvaluatorError
 from sessions.inbox import Inbox
-from sessions.layout import SessionPaths, create_session, resolve_session
+from sessions.layout import SessionPaths, create_session, require_private, resolve_session
 from sessions.log import SessionError, SessionWriter, read_events
 
 AGENT_NAME = "kernelseek"
@@ -109,6 +110,7 @@ class Runner:
         self._delivered: set[str] = set()
         self._cancelled: str | None = None  # what the last interrupt stopped: tool | reply | evaluation
         self._stop_reason: str | None = None
+        self._stop_fields: dict = {}  # session_end's by / detail / inbox_id for a stop
         self._ack_writer = _AckWriter(self.emit)
         self._deltas = _Deltas(config.delta_interval_s)
         self._turn = 0  # the highest turn number in the log
@@ -128,11 +130,12 @@ class Runner:
     @classmethod
     def create(cls, task_name: str, *, config: AgentConfig, model: ModelClient, secrets: list[str],
                session_dir: str | os.PathLike | None = None, sessions_dir: str | os.PathLike | None = None,
-               on_event: Callable[[dict], None] | None = None) -> "Runner":
+               on_event: Callable[[dict], None] | None = None, group: str | None = None) -> "Runner":
         from evaluator.task import load_task
 
         task = load_task(task_name)
-        paths = create_session(sessions_dir, task=task.name, path=session_dir)
+        paths = create_session(sessions_dir, task=task.name, path=session_dir, group=group)
+        require_private(paths, group=group)
         writer = SessionWriter(paths.events, lock_path=paths.lock)
         try:
             runner = cls(paths=paths, writer=writer, task=task, config=config, model=model,
@@ -146,10 +149,11 @@ class Runner:
     @classmethod
     def resume(cls, session: str | os.PathLike, *, config: AgentConfig, model: ModelClient,
                secrets: list[str], sessions_dir: str | os.PathLike | None = None,
-               on_event: Callable[[dict], None] | None = None) -> "Runner":
+               on_event: Callable[[dict], None] | None = None, group: str | None = None) -> "Runner":
         from evaluator.task import load_task
 
         paths = resolve_session(session, sessions_dir)
+        require_private(paths, group=group)
         writer = SessionWriter(paths.events, lock_path=paths.lock)  # mends a torn last line
         try:
             events = read_events(paths.events).events
@@ -163,6 +167,7 @@ class Runner:
             ended = next((e.get("reason") for e in reversed(events) if e.get("type") == "session_end"), None)
             runner._resumed = True
             runner.emit("session_resume", from_seq=events[-1]["seq"] if events else None, pid=os.getpid(),
+                        host=socket.gethostname(), place=runner_place(), voided_stops=runner.inbox.void_stops(),
                         previous_end=ended, model=config.model,
                         unanswered_tool_calls=[b["id"] for b in runner.conversation.unanswered_tool_calls()])
         except BaseException:
@@ -183,7 +188,8 @@ class Runner:
                   model=self.config.model, host=socket.gethostname(), device=device, arch=self.arch,
                   capabilities=self.capabilities, workspace=str(self.paths.workspace),
                   candidate=self.candidate.name, task_dir=str(self.task.dir), config=self.config.public(),
-                  prompt=prompt, sandbox=self.sandbox.note, pid=os.getpid(), recorded_by="kernelseek run",
+                  prompt=prompt, sandbox=self.sandbox.note, pid=os.getpid(), place=runner_place(),
+                  recorded_by="kernelseek run",
                   **({"note": self.config.note} if self.config.note else {}))
         if self.detection.problem:
             self.emit("error", message=self.detection.problem, where="detection", fatal=False)
@@ -258,10 +264,20 @@ class Runner:
             self._pending_interrupts.add(msg_id)
             self.cancel.set()
 
-    def request_stop(self, reason: str = "stopped") -> None:
-        """End the session at once (SIGTERM, Ctrl-C): the running tool is killed."""
+    def request_stop(self, reason: str = "stopped", *, by: str | None = None, detail: str | None = None,
+                     inbox_id: str | None = None) -> None:
+        """End the session at once (SIGTERM, Ctrl-C, a stop line in the inbox): the running tool is
+        killed. `by`, `detail` and `inbox_id` go into session_end (the first stop's)."""
+        if self._stop_reason is None:
+            self._stop_fields = {k: v for k, v in (("by", by), ("detail", detail), ("inbox_id", inbox_id)) if v}
         self._stop_reason = self._stop_reason or reason
         self.cancel.set()
+
+    def _on_stop_request(self, msg_id: str, author: str | None) -> None:
+        """The inbox watcher saw a stop line (`kernelseek stop`, from any node)."""
+        if msg_id not in self.inbox.delivered_ids():
+            self.request_stop("stopped", by="stop_request", inbox_id=msg_id,
+                              detail=f"stop requested by {author or 'the steerer'}")
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -269,7 +285,7 @@ class Runner:
         """Drive the session to its end; returns the session_end reason."""
         with self._ilock:  # interrupts delivered before a restart are not news
             self._delivered.update(self.inbox.delivered_ids())
-        watcher = InboxWatcher(self.paths.inbox, self._on_interrupt).start()
+        watcher = InboxWatcher(self.paths.inbox, self._on_interrupt, on_stop=self._on_stop_request).start()
         reason, detail = "error", None
         try:
             reason = self._loop()
@@ -293,7 +309,9 @@ class Runner:
 
     def _end(self, reason: str, detail: str | None) -> None:
         latest = self.evals.latest.get("summary") if self.evals.latest else None
-        self.emit("session_end", reason=reason, detail=detail or self._limit_detail(reason), summary={
+        stop = self._stop_fields if reason == self._stop_reason else {}
+        self.emit("session_end", reason=reason, detail=detail or stop.get("detail") or self._limit_detail(reason),
+                  **{k: v for k, v in stop.items() if k != "detail"}, summary={
             "best_geomean": self.evals.best_geomean, "last_eval": latest, "turns": self.conversation.turns,
             "cost_usd": round(self.total_cost, 6), "goal": self.goal})
 
@@ -622,7 +640,7 @@ def install_signal_handlers(runner: Runner) -> None:
     def stop(signum, _frame):
         if runner._stop_reason and signum == signal.SIGINT:
             raise KeyboardInterrupt
-        runner.request_stop("stopped")
+        runner.request_stop("stopped", by="signal", detail=signal.Signals(signum).name)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -15,6 +15,7 @@ import threading
 import time
 
 from console.commands import add_sessions_dir
+from console.commands.launch_options import add_launch_arguments, check_launch_arguments, resume_launcher
 
 HELP = "run the agent on a task headless, printing one line per event"
 
@@ -36,6 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="agent settings (YAML; default $KERNELSEEK_CONFIG or $KERNELSEEK_HOME/agent.yaml)")
     p.add_argument("--quiet", action="store_true", help="print nothing; the session log has everything")
     add_sessions_dir(p)
+    add_launch_arguments(p)
 
 
 class _UsageError(Exception):
@@ -53,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
         raise _UsageError("give TASK to start a session or --resume SESSION to continue one, not both")
     if not args.resume and not args.task:
         raise _UsageError("TASK is required (or --resume SESSION)")
+    check_launch_arguments(args)
+    on = resume_launcher(args, resolve_session(args.resume, args.sessions_dir)) if args.resume else args.on
+    if on == "slurm" or args.count > 1 or args.arms:  # not in this process: through a launcher
+        return _launch_elsewhere(args, on or "local")
     config = load_config(args.config, model=args.model, max_turns=args.max_turns, max_cost=args.max_cost,
                          max_hours=args.max_hours, autopilot=True if args.autopilot else None,
                          grace_s=args.grace if args.autopilot else None)
@@ -67,10 +73,11 @@ def run(args: argparse.Namespace) -> int:
     model = ModelClient(client, config)
     if args.resume:
         runner = Runner.resume(args.resume, config=config, model=model, secrets=secrets,
-                               sessions_dir=args.sessions_dir, on_event=on_event)
+                               sessions_dir=args.sessions_dir, on_event=on_event, group=args.group)
     else:
         runner = Runner.create(args.task, config=config, model=model, secrets=secrets,
-                               session_dir=args.session, sessions_dir=args.sessions_dir, on_event=on_event)
+                               session_dir=args.session, sessions_dir=args.sessions_dir, on_event=on_event,
+                               group=args.group)
     install_signal_handlers(runner)
     try:
         reason = runner.run()
@@ -78,6 +85,25 @@ def run(args: argparse.Namespace) -> int:
         if printer:
             printer.close()
     return EXIT_CODES.get(reason, 1)
+
+
+def _launch_elsewhere(args: argparse.Namespace, on: str) -> int:
+    """Start the runner(s) detached or as a batch job, print where, and return."""
+    from agent.config import load_config
+    from agent.model import make_client
+    from console.commands.launching import describe, print_launched, resume, start_new
+    from sessions.layout import resolve_session
+
+    make_client(load_config(args.config))  # a missing key: one line, before any session exists
+    if args.resume:
+        paths = resolve_session(args.resume, args.sessions_dir)
+        if paths.is_running():
+            raise _UsageError(f"{paths.root} is running already")
+        handle, _ = resume(args, paths, on)
+        print(f"{paths.root}  {describe(handle)}  (resumed)")
+        return 0
+    print_launched(start_new(args, on))
+    return 0
 
 
 class EventPrinter:
