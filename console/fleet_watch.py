@@ -91,7 +91,7 @@ class FleetWatch:
         reader = self.readers[name]
         view = self.views.get(name)
         lock = view is None and SessionPaths(reader.dir).is_running()
-        return session_row(name, str(reader.dir), reader.digest, undelivered=len(reader.undelivered()),
+        return session_row(name, str(reader.dir), reader.digest, undelivered=reader.undelivered(),
                            launch=self.launch.get(name), view=view, lock_held=lock)
 
     def rows(self) -> list[SessionRow]:

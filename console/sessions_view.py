@@ -47,13 +47,17 @@ class SessionRow:
     tokens: int
     cost: float
     autopilot: bool
+    last_seq: int = -1
+    last_eval: dict | None = None
+    rank_events: tuple = ()  # what ranking bank questions needs (only while it needs you)
 
     @property
     def needs_you(self) -> bool:
         return self.group == NEEDS
 
     def to_dict(self) -> dict:
-        d = {k: v for k, v in self.__dict__.items() if k not in ("decision", "last_decision", "history")}
+        d = {k: v for k, v in self.__dict__.items()
+             if k not in ("decision", "last_decision", "history", "rank_events", "last_eval")}
         d["history"] = list(self.history)
         for key in ("decision", "last_decision"):
             dp = getattr(self, key)
@@ -62,10 +66,13 @@ class SessionRow:
         return d
 
 
-def session_row(name: str, path: str, d: SessionDigest, *, undelivered: int = 0, launch: dict | None = None,
-                view: RunnerView | None = None, lock_held: bool = False) -> SessionRow:
+def session_row(name: str, path: str, d: SessionDigest, *, undelivered: list[dict] | tuple = (),
+                launch: dict | None = None, view: RunnerView | None = None, lock_held: bool = False) -> SessionRow:
+    """`undelivered`: the inbox lines the runner has not taken yet (one that answers the open
+    decision point means the steerer has answered: the session waits for the runner, not for you)."""
     state = session_state(d, view, lock_held=lock_held)
-    if d.needs_you and state.word == "running":
+    answered = d.decision is not None and any(m.get("decision_point") == d.decision.seq for m in undelivered)
+    if d.needs_you and state.word == "running" and not answered:
         group = NEEDS
     elif state.active:
         group = RUNNING
@@ -89,8 +96,9 @@ def session_row(name: str, path: str, d: SessionDigest, *, undelivered: int = 0,
         best=d.best_geomean, goal=d.goal_geomean, history=tuple(g for _, g in d.history),
         started=d.started, last_t=d.last_t, decision=d.decision if group == NEEDS else None,
         last_decision=d.last_decision, question=_clean(d.question) if group == NEEDS else None,
-        undelivered=undelivered, evals=d.evals, questions_asked=d.human_messages, tokens=d.tokens,
-        cost=d.cost_usd, autopilot=d.autopilot)
+        undelivered=len(undelivered), evals=d.evals, questions_asked=d.human_messages, tokens=d.tokens,
+        cost=d.cost_usd, autopilot=d.autopilot, last_seq=d.last_seq, last_eval=d.last_eval,
+        rank_events=tuple(d.rank_events()) if group == NEEDS else ())
 
 
 def _clean(v: object) -> str | None:

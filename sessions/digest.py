@@ -91,6 +91,8 @@ class SessionDigest:
     host: str | None = None
     pid: int | None = None
     device: str | None = None
+    candidate: str | None = None  # the file the stop gate judges, in workspace/
+    task_dir: str | None = None
     arch: str | None = None
     capabilities: list = field(default_factory=list)
     place: dict = field(default_factory=dict)  # where the runner runs (launcher, job, node, gpus)
@@ -171,7 +173,7 @@ class SessionDigest:
 
     def _start(self, ev: dict, t: float | None) -> None:
         self.task = ev.get("task") if isinstance(ev.get("task"), str) else self.task
-        for name in ("agent", "model", "host", "device", "arch"):
+        for name in ("agent", "model", "host", "device", "arch", "candidate", "task_dir"):
             if isinstance(ev.get(name), str):
                 setattr(self, name, ev[name])
         if isinstance(ev.get("capabilities"), list):
@@ -233,6 +235,8 @@ class SessionDigest:
         self.by_source[source] = self.by_source.get(source, 0) + 1
         if isinstance(ev.get("inbox_id"), str):
             self.delivered.add(ev["inbox_id"])
+        if isinstance(ev.get("goal"), dict):  # `/goal 1.5` in a message raised it
+            self.goal = dict(ev["goal"])
         if isinstance(ev.get("text"), str):
             self.asked.append((ev["text"][:500], ev.get("bank_id") if isinstance(ev.get("bank_id"), str) else None))
             del self.asked[:-50]
