@@ -32,7 +32,8 @@ def run_argv(task: str | None = None, *, session: str | os.PathLike | None = Non
              sessions_dir: str | os.PathLike | None = None, python: str | None = None,
              group: str | None = None) -> list[str]:
     """The command line of `kernelseek run` for these settings."""
-    argv = [python or sys.executable, "-m", "console", "run", "--quiet"]
+    # `--on local`: this command is the runner itself, wherever a launcher started it
+    argv = [python or sys.executable, "-m", "console", "run", "--quiet", "--on", "local"]
     if resume is not None:
         argv += ["--resume", str(resume)]
     else:

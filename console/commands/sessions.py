@@ -48,24 +48,32 @@ def run(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     now = time.time()
-    table = Table(title=f"sessions under {root}", title_justify="left", expand=False)
-    table.add_column("session", no_wrap=True, overflow="ellipsis", max_width=40)
-    table.add_column("task", no_wrap=True, overflow="ellipsis", max_width=18)
-    table.add_column("where", no_wrap=True, overflow="ellipsis", max_width=26)
-    table.add_column("state", overflow="fold", max_width=40)
-    table.add_column("best/goal", justify="right", no_wrap=True)
-    table.add_column("last", justify="right", no_wrap=True)
-    table.add_column("needs you", overflow="fold", max_width=36)
-    table.add_column("inbox", justify="right", no_wrap=True)
+    console = Console(highlight=False)
+    wide = console.width >= 120
+    show_task = any(r.task and not r.name.endswith(r.task) and r.task not in r.name for r in rows)
+    table = Table(title=f"sessions under {root}", title_justify="left", expand=True, pad_edge=False)
+    table.add_column("session", no_wrap=True, overflow="ellipsis", ratio=3, min_width=12)
+    if show_task:
+        table.add_column("task", no_wrap=True, overflow="ellipsis", ratio=1, min_width=8)
+    table.add_column("where", no_wrap=True, overflow="ellipsis", ratio=2, min_width=10)
+    table.add_column("state", overflow="fold", ratio=3 if wide else 2, min_width=9)
+    table.add_column("best/goal", justify="right", no_wrap=True, min_width=9)
+    table.add_column("last", justify="right", no_wrap=True, min_width=4)
+    table.add_column("needs you", overflow="fold", ratio=3 if wide else 2, min_width=10)
+    if any(r.undelivered for r in rows):
+        table.add_column("inbox", justify="right", no_wrap=True, min_width=5)
     for r in rows:
         state = Text(r.state, style=STATE_STYLE.get(r.state, "red"))
-        if r.reason:
+        if r.reason and (wide or r.group == "ended"):
             state.append(f" · {r.reason}", style="dim")
         need = ""
         if r.group == NEEDS:
-            need = decision_text(r.decision, 80) if r.decision else f"asks: {r.question}"
-        table.add_row(Text(r.name), Text(r.task or "?"), Text(r.where + (f" gpu {r.gpus}" if r.gpus else "")),
-                      state, best_text(r.best, r.goal), ago(r.last_t, now), Text(need, style="bold yellow"),
-                      str(r.undelivered) if r.undelivered else "")
-    Console(highlight=False).print(table)
+            need = decision_text(r.decision, 80 if wide else 40) if r.decision else f"asks: {r.question}"
+        where = r.where + (f" gpu {r.gpus}" if r.gpus else "")
+        cells = [Text(r.name), *([Text(r.task or "?")] if show_task else []), Text(where), state,
+                 best_text(r.best, r.goal), ago(r.last_t, now), Text(need, style="bold yellow")]
+        if any(x.undelivered for x in rows):
+            cells.append(str(r.undelivered) if r.undelivered else "")
+        table.add_row(*cells)
+    console.print(table)
     return 0
