@@ -158,4 +158,8 @@ def sparkline(values: tuple | list, goal: float | None, width: int) -> list[tupl
 def decision_text(d: OpenDecision | None, width: int = 60) -> str:
     if d is None:
         return ""
-    return clean_line(f"{d.kind.replace('_', ' ')}: {d.evidence}")[:width]
+    kind = d.kind.replace("_", " ")
+    evidence = clean_line(d.evidence)
+    if evidence.lower().startswith(kind + ":"):  # evidence that names its kind already
+        evidence = evidence[len(kind) + 1:].lstrip()
+    return f"{kind}: {evidence}"[:width]

@@ -29,6 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by", choices=("arm", "autopilot", "model"), default="arm",
                    help="what makes an arm: the launch's --arms (default), autopilot on/off, or the model")
     p.add_argument("--budget", metavar="S", type=float, help="timing budget per scenario, seconds (default: the task's)")
+    p.add_argument("--pairs", metavar="N", type=int,
+                   help="timed seed/candidate pairs per scenario at least (default: the task's; fewer is faster "
+                        "and noisier)")
     p.add_argument("--seed", metavar="N", type=int, help="evaluation seed for the random inputs (default: fresh)")
     p.add_argument("--out", metavar="DIR", help="where the re-evaluation reports, report.md and plot go "
                                                 "(default: $KERNELSEEK_HOME/compare/<time>)")
@@ -66,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else kernelseek_home() / "compare" / time.strftime("%Y%m%d-%H%M%S")
     say = (lambda m: print(m, file=sys.stderr)) if not args.json or sys.stderr.isatty() else None
     for r in results:
-        reevaluate(r, out_dir=out / "evals", budget_s=args.budget, seed=args.seed, progress=say)
+        reevaluate(r, out_dir=out / "evals", budget_s=args.budget, min_pairs=args.pairs, seed=args.seed,
+                   progress=say)
     c = compare_arms(results, preferred=preferred)
     out.mkdir(parents=True, exist_ok=True)
     (out / "compare.json").write_text(json.dumps(c.to_dict(), indent=1))

@@ -111,7 +111,8 @@ def task_of(sp: SessionPaths):
     return load_task(d.task or "?")
 
 
-def reevaluate(result: SessionResult, *, out_dir: Path, budget_s: float | None = None, seed: int | None = None,
+def reevaluate(result: SessionResult, *, out_dir: Path, budget_s: float | None = None,
+               min_pairs: int | None = None, seed: int | None = None,
                progress: Callable[[str], None] | None = None) -> SessionResult:
     """Evaluate the session's final kernel on every scenario; fill in the result."""
     from agent.secrets import scrubbed_env, secret_values
@@ -128,7 +129,8 @@ def reevaluate(result: SessionResult, *, out_dir: Path, budget_s: float | None =
     with tempfile.TemporaryDirectory(prefix="ks-compare-") as tmp:
         copy = Path(tmp) / cand.name  # a running agent may edit its file meanwhile
         shutil.copyfile(cand, copy)
-        options = {k: v for k, v in (("time_budget_s", budget_s), ("seed", seed)) if v is not None}
+        options = {k: v for k, v in (("time_budget_s", budget_s), ("min_pairs", min_pairs), ("seed", seed))
+                   if v is not None}
         try:
             report = evaluate_isolated(task_of(sp), str(copy), env=scrubbed_env(os.environ, secret_values()),
                                        **options)

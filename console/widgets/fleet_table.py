@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from console.sessions_view import ENDED, GROUPS, NEEDS, SessionRow, ago, best_text, sparkline
+from console.sessions_view import ENDED, GROUPS, NEEDS, SessionRow, ago, best_text, decision_text, sparkline
 from console.widgets.lines import PartStyles, set_virtual_size
 
 STYLE_NAMES = ("heading", "name", "dim", "needs", "running", "queued", "ended", "bad", "spark-met",
@@ -71,6 +71,7 @@ class FleetTable(PartStyles, ScrollView, can_focus=True, inherit_bindings=False)
         self.line_of: dict[str, int] = {}
         self._cache: LRUCache[tuple, Strip] = LRUCache(1000)
         self._version: dict[str, tuple[SessionRow, int]] = {}  # name -> (row shown, its version)
+        self.name_width = 14
 
     # -- data ---------------------------------------------------------------------------------
 
@@ -92,6 +93,7 @@ class FleetTable(PartStyles, ScrollView, can_focus=True, inherit_bindings=False)
                 lines.append(f"{group} ({counts[group]})")
             lines.append(r)
         self.lines = lines
+        self.name_width = max((len(r.name) for r in rows), default=14)
         self.line_of = {x.name: i for i, x in enumerate(lines) if isinstance(x, SessionRow)}
         set_virtual_size(self, Size(self.size.width or 80, len(lines)))
         if self.cursor_name not in self.line_of:
@@ -182,7 +184,7 @@ class FleetTable(PartStyles, ScrollView, can_focus=True, inherit_bindings=False)
         what = ""
         dp = r.decision if r.group == NEEDS else None
         if dp is not None:
-            what = f"{dp.kind.replace('_', ' ')}: {dp.evidence}"
+            what = decision_text(dp, 400)
         elif r.question and r.group == NEEDS:
             what = f"asks: {r.question}"
         elif r.group == ENDED and r.reason:
@@ -192,16 +194,17 @@ class FleetTable(PartStyles, ScrollView, can_focus=True, inherit_bindings=False)
         where = r.where + (f" gpu {r.gpus}" if r.gpus else "")
         model = " ".join(x for x in (r.agent, r.model) if x)
         # (priority: higher stays longer, text, style, width: 0 = flexible)
+        name_w = 14 if width < 120 else max(14, min(32, self.name_width))
         cols = [
-            (9, _cut_left(r.name, 30), "name", 14),
+            (9, _cut_left(r.name, name_w), "name", name_w),
             (7, r.state, state_style, 9),
             (6, None, None, SPARK_W),  # the sparkline
             (8, best_text(r.best, r.goal), "best-met" if met else "best", 9),
             (5, ago(r.last_t, now), "dim", 4),
             (4, f"✉{r.undelivered}" if r.undelivered else "", "inbox", 3),
             (2, r.task or "", "dim", 16),
-            (1, model, "dim", 22),
-            (3, where, "dim", 22),
+            (1, model, "dim", 18),
+            (3, where, "dim", 26),
             (7, what, "decision" if dp is not None else "dim", 0),
         ]
         keep = list(range(len(cols)))

@@ -59,8 +59,28 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _belongs_to(pid: int, root: str) -> bool:
+    """A job's process (its environment names the cluster's slurm.conf) or a step daemon
+    (working in the cluster's spool)."""
+    try:
+        if f"SLURM_CONF={root}/slurm.conf".encode() in Path(f"/proc/{pid}/environ").read_bytes():
+            return True
+        return os.readlink(f"/proc/{pid}/cwd").startswith(root)
+    except OSError:
+        return False
+
+
+def _kill_jobs_of(root: str) -> None:
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid() and _belongs_to(int(entry.name), root):
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
 def reap_leftovers() -> None:
-    """Stop the daemons of clusters whose test run died (their owner pid is gone)."""
+    """Stop the daemons (and jobs) of clusters whose test run died (their owner pid is gone)."""
     for d in glob.glob(os.path.join(tempfile.gettempdir(), PREFIX + "*")):
         owner = Path(d, "owner")
         try:
@@ -79,6 +99,7 @@ def reap_leftovers() -> None:
                     os.kill(dpid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+        _kill_jobs_of(d)
         shutil.rmtree(d, ignore_errors=True)
 
 
@@ -253,6 +274,7 @@ class SlurmCluster:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(5)
+        _kill_jobs_of(str(self.root))  # anything a cancel could not reach
         shutil.rmtree(self.root, ignore_errors=True)
 
 
