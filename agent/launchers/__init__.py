@@ -24,7 +24,14 @@ from agent.launch import LaunchError
 from sessions.digest import RunnerView, SessionDigest
 from sessions.layout import SessionPaths
 
-__all__ = ["Handle", "LaunchError", "LaunchSpec", "Launcher", "describe_all", "handle_for", "launcher_named"]
+__all__ = ["Handle", "LaunchError", "LaunchSpec", "LaunchUsageError", "Launcher", "describe_all", "handle_for",
+           "launcher_named"]
+
+
+class LaunchUsageError(LaunchError):
+    """A launch asked for wrongly (a bad --arms, a bad slurm: setting, no such batch): exit 2."""
+
+    exit_code = 2
 
 
 @dataclass
@@ -88,7 +95,7 @@ def launcher_named(name: str, **options) -> Launcher:
         from agent.launchers.slurm import SlurmLauncher
 
         return SlurmLauncher(**options)
-    raise LaunchError(f"no launcher {name!r} (local or slurm)")
+    raise LaunchUsageError(f"no launcher {name!r} (local or slurm)")
 
 
 def handle_for(session: SessionPaths, digest: SessionDigest, record: dict | None) -> Handle | None:

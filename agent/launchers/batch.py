@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.launch import LaunchError, run_argv
-from agent.launchers import Handle, LaunchSpec, launcher_named
+from agent.launchers import Handle, LaunchSpec, LaunchUsageError, launcher_named
 from sessions.layout import (SessionPaths, create_session, kernelseek_home, make_private_dir,
                              new_session_name, sessions_root)
 
@@ -42,7 +42,7 @@ def parse_arms(text: str) -> list[Arm]:
     arms = []
     for label in (a.strip() for a in text.split(",")):
         if not label:
-            raise LaunchError(f"--arms {text!r}: an empty arm (arms are separated by commas)")
+            raise LaunchUsageError(f"--arms {text!r}: an empty arm (arms are separated by commas)")
         settings: dict = {}
         for part in label.split("+"):
             key, eq, value = part.strip().partition("=")
@@ -54,15 +54,15 @@ def parse_arms(text: str) -> list[Arm]:
                 settings["autopilot"] = value.lower() in ("on", "true", "1", "yes")
                 continue
             if key not in _ARM_KEYS or not eq:
-                raise LaunchError(f"--arms: cannot read {part!r} (an arm is autopilot, none, or KEY=VALUE "
+                raise LaunchUsageError(f"--arms: cannot read {part!r} (an arm is autopilot, none, or KEY=VALUE "
                                   f"with KEY one of {', '.join(sorted(_ARM_KEYS))}, joined by +)")
             try:
                 settings[key.replace("-", "_")] = _ARM_KEYS[key](value)
             except ValueError:
-                raise LaunchError(f"--arms: {key} needs a {_ARM_KEYS[key].__name__}, not {value!r}") from None
+                raise LaunchUsageError(f"--arms: {key} needs a {_ARM_KEYS[key].__name__}, not {value!r}") from None
         arms.append(Arm(label, settings))
     if len({a.label for a in arms}) != len(arms):
-        raise LaunchError(f"--arms {text!r}: an arm is named twice")
+        raise LaunchUsageError(f"--arms {text!r}: an arm is named twice")
     return arms
 
 
@@ -95,7 +95,7 @@ def launch(task: str, *, on: str = "local", count: int = 1, arms: list[Arm] | No
     arms = arms or []
     count = max(count, len(arms), 1)
     if session is not None and count > 1:
-        raise LaunchError("--session names one session; --count and --arms make their own")
+        raise LaunchUsageError("--session names one session; --count and --arms make their own")
     base = sessions_root(sessions_dir)
     batch = None
     if count > 1:
@@ -161,4 +161,4 @@ def find_batch(ref: str) -> dict:
         if path == direct or str(data.get("job_id")) == job:
             data["manifest"] = str(path)
             return data
-    raise LaunchError(f"no batch {ref!r} under {root} (give a batch name or the job id `run --count/--arms` printed)")
+    raise LaunchUsageError(f"no batch {ref!r} under {root} (give a batch name or the job id `run --count/--arms` printed)")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from agent.launch import LaunchError
-from agent.launchers import Handle, LaunchSpec, Launcher
+from agent.launchers import Handle, LaunchSpec, LaunchUsageError, Launcher
 from agent.launchers.slurm_jobs import JobInfo, SlurmQuery, parse_last_words
 from sessions.digest import RunnerView, SessionDigest
 from sessions.layout import SessionPaths, kernelseek_home, make_private_dir, read_launch, write_launch
@@ -53,23 +53,23 @@ class SlurmOptions:
         if data in (None, {}):
             return cls()
         if not isinstance(data, dict):
-            raise LaunchError(f"{where}: expected a mapping (gpus, partition, time, account, cpus, mem, "
+            raise LaunchUsageError(f"{where}: expected a mapping (gpus, partition, time, account, cpus, mem, "
                               "options, setup, python)")
         known = {f.name for f in fields(cls)}
         values: dict = {}
         for key, value in data.items():
             if key not in known:
-                raise LaunchError(f"{where}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
+                raise LaunchUsageError(f"{where}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
             if key in ("options", "setup"):
                 items = [value] if isinstance(value, str) else value
                 if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
-                    raise LaunchError(f"{where}.{key}: expected a list of strings")
+                    raise LaunchUsageError(f"{where}.{key}: expected a list of strings")
                 values[key] = tuple(items)
             elif key == "cpus":
                 try:
                     values[key] = int(value)
                 except (TypeError, ValueError):
-                    raise LaunchError(f"{where}.cpus: expected a number, got {value!r}") from None
+                    raise LaunchUsageError(f"{where}.cpus: expected a number, got {value!r}") from None
             elif value is not None:
                 values[key] = str(value)
         return cls(**values)
@@ -216,7 +216,7 @@ class SlurmLauncher(Launcher):
             prefix = os.path.commonprefix([s.session.root.name for s in specs])
             names = [f"{prefix}{i}" for i in range(len(specs))]
             if [s.session.root.name for s in specs] != names or len({s.session.root.parent for s in specs}) != 1:
-                raise LaunchError("the sessions of one array must be siblings named <prefix>0 ... <prefix>N-1")
+                raise LaunchUsageError("the sessions of one array must be siblings named <prefix>0 ... <prefix>N-1")
             output = str(specs[0].session.root.parent / f"{prefix}%a" / SLURM_OUT)
         else:
             output = str(specs[0].session.root / SLURM_OUT)

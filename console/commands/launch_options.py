@@ -43,8 +43,12 @@ def check_launch_arguments(args: argparse.Namespace) -> None:
         raise LaunchUsageError("--resume carries on one session; --count and --arms start new ones")
     if args.session and (args.count > 1 or args.arms):
         raise LaunchUsageError("--session names one session; --count and --arms make their own")
+
+
+def check_slurm_flags(args: argparse.Namespace, on: str | None) -> None:
+    """Slurm's flags only where the session goes to Slurm (`on`: the launcher it will use)."""
     slurm_flags = [f for f in ("gpus", "partition", "time", "account", "sbatch_args") if getattr(args, f)]
-    if slurm_flags and args.on == "local":
+    if slurm_flags and on != "slurm":
         raise LaunchUsageError(f"--{slurm_flags[0].replace('_', '-')} is a Slurm option: add --on slurm")
 
 

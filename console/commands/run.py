@@ -15,7 +15,8 @@ import threading
 import time
 
 from console.commands import add_sessions_dir
-from console.commands.launch_options import add_launch_arguments, check_launch_arguments, resume_launcher
+from console.commands.launch_options import (add_launch_arguments, check_launch_arguments, check_slurm_flags,
+                                             resume_launcher)
 
 HELP = "run the agent on a task headless, printing one line per event"
 
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         raise _UsageError("TASK is required (or --resume SESSION)")
     check_launch_arguments(args)
     on = resume_launcher(args, resolve_session(args.resume, args.sessions_dir)) if args.resume else args.on
+    check_slurm_flags(args, on)
     if on == "slurm" or args.count > 1 or args.arms:  # not in this process: through a launcher
         return _launch_elsewhere(args, on or "local")
     config = load_config(args.config, model=args.model, max_turns=args.max_turns, max_cost=args.max_cost,

@@ -11,7 +11,8 @@ import argparse
 import sys
 
 from console.commands import add_sessions_dir
-from console.commands.launch_options import add_launch_arguments, check_launch_arguments, resume_launcher
+from console.commands.launch_options import (add_launch_arguments, check_launch_arguments, check_slurm_flags,
+                                             resume_launcher)
 
 HELP = "run the agent on a task and steer it in the console"
 DESCRIPTION = """Start the agent on TASK in a new session (or --resume one) and open the console on
@@ -71,10 +72,13 @@ def steer(task: str | None, *, session: str | None = None, resume: str | None = 
         paths = resolve_session(resume, sessions_dir)
         if paths.is_running():
             raise SteerError(f"{paths.root} is running already: attach with `kernelseek console {paths.root}`")
-        handle, after = resume_session(args, paths, resume_launcher(args, paths) or "local")
+        on = resume_launcher(args, paths) or "local"
+        check_slurm_flags(args, on)
+        handle, after = resume_session(args, paths, on)
     else:
         if not task:
             raise SteerError("name a task (e.g. attention-cpu), or --resume a session")
+        check_slurm_flags(args, args.on)
         launched = start_new(args, args.on or "local")
         if launched.batch:
             from console.commands.launching import print_launched
