@@ -64,13 +64,18 @@ def expand_ids(job_id: str) -> list[str]:
     return out
 
 
+def _rows(text: str, fields: int):
+    """The `|`-separated rows of a listing that have at least `fields` fields and a job id."""
+    for line in text.splitlines():
+        parts = line.strip().split("|")
+        if len(parts) >= fields and parts[0]:
+            yield parts
+
+
 def parse_squeue(text: str) -> dict[str, JobInfo]:
     """Lines of `squeue -h --states=all -o '%i|%T|%r|%N'`."""
     out = {}
-    for line in text.splitlines():
-        parts = line.strip().split("|")
-        if len(parts) < 4 or not parts[0]:
-            continue
+    for parts in _rows(text, 4):
         for jid in expand_ids(parts[0]):
             out[jid] = JobInfo(jid, parts[1].strip(), _clean(parts[2]), _clean(parts[3]), source="squeue")
     return out
@@ -105,10 +110,7 @@ SACCT_FIELDS = "JobID,State,Reason,ExitCode,NodeList"
 def parse_sacct(text: str) -> dict[str, JobInfo]:
     """Lines of `sacct -n -P -X -o JobID,State,Reason,ExitCode,NodeList`."""
     out = {}
-    for line in text.splitlines():
-        parts = line.strip().split("|")
-        if len(parts) < 5 or not parts[0]:
-            continue
+    for parts in _rows(text, 5):
         words = parts[1].split()
         state = words[0] if words else "?"
         by = " ".join(words[1:])  # "by 1234": who cancelled it

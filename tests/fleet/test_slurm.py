@@ -156,3 +156,53 @@ async def test_the_fleet_view_shows_the_array_and_a_question_sent_from_it_arrive
         body = json.dumps(req.messages)
         assert body.count(json.dumps(sent["text"])[1:-1]) <= 1
     assert STEERER in json.dumps([r.messages for r in array8.server.requests if sent["text"] in json.dumps(r.messages)])
+
+
+class StandInApp:
+    """The console as steer opens it (its own tests drive the real app): records, then 'quits'."""
+
+    opened: list = []
+
+    def __init__(self, paths, mode="live", *, runner=None, **kw):
+        self.paths, self.mode, self.runner, self.root = paths, mode, runner, None
+
+    @classmethod
+    def for_fleet(cls, root, **kw):
+        app = cls(None, "fleet")
+        app.root = root
+        return app
+
+    def run(self):
+        StandInApp.opened.append(self)
+
+
+def test_steer_on_slurm_waits_for_the_job_opens_the_console_and_leaves_the_job_running(
+        slurm, fake, tmp_path, monkeypatch, capsys):
+    import console.app
+    from console.cli import build_parser
+    from console.commands import steer
+
+    monkeypatch.setattr(console.app, "ConsoleApp", StandInApp)
+    StandInApp.opened = []
+    fake(handler=WORKER)
+    monkeypatch.setenv("KERNELSEEK_SANDBOX", "none")
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    monkeypatch.setenv("KERNELSEEK_HOME", str(home))
+    cfg = write_config(home / "agent.yaml", max_turns=100)
+    args = build_parser().parse_args(["steer", "softmax-cpu", "--on", "slurm", "--gpus", "1", "--config", str(cfg)])
+    assert steer.run(args) == 0
+    (app,) = StandInApp.opened
+    assert app.mode == "live" and app.runner.job_id == current_job(app.paths.root)
+    assert events(app.paths.root)[0]["type"] == "session_start"  # it waited for the runner to start
+    assert "The agent goes on (job " in capsys.readouterr().err
+    r = kernelseek(["stop", str(app.paths.root)], {**os.environ})
+    assert r.returncode == 0 and "stopped" in r.stdout, r.stderr
+
+    args = build_parser().parse_args(["steer", "softmax-cpu", "--on", "slurm", "--count", "2", "--config", str(cfg)])
+    assert steer.run(args) == 0
+    fleet = StandInApp.opened[-1]
+    assert fleet.mode == "fleet" and fleet.root == home / "sessions"
+    for s in sorted((home / "sessions").iterdir())[1:]:
+        wait_for_event(s, lambda e: e["type"] == "session_start", timeout=60)
+        assert kernelseek(["stop", str(s)], {**os.environ}).returncode == 0
