@@ -146,7 +146,11 @@ class SlurmHandle(Handle):
     def learn(self, info: JobInfo | None) -> None:
         """Take the scheduler's answer (None: it no longer knows the job); keep a final one."""
         if info is None:
-            info = self.final() or self.last_words()
+            info = self.final()
+            if info is None:
+                info = self.last_words()
+                if info is not None:  # the scheduler has forgotten the job: its last words stay
+                    self._keep_final(info)
         elif not info.active and self.final() is None:
             self._keep_final(info)
         self.info = info

@@ -167,16 +167,15 @@ class SlurmQuery:
             r = self._call(["squeue", "-h", "--states=all", "-o", "%i|%T|%r|%N", "-j", ",".join(missing)])
             if r is not None and r.returncode == 0:
                 found.update({k: v for k, v in parse_squeue(r.stdout).items() if k in want})
-        # scontrol for jobs squeue does not list, and for the exit code of finished ones (asked
-        # once: the launcher keeps a finished job's state); running ones' GPUs are in their log
-        for jid in [i for i in want if i not in found or (not found[i].active and found[i].exit_code is None)]:
+        # scontrol for the exit code of finished jobs (asked once: the launcher keeps a finished
+        # job's state). A job squeue does not list is unknown to scontrol too (the same memory).
+        for jid in [i for i in want if i in found and not found[i].active and found[i].exit_code is None]:
             r = self._call(["scontrol", "-o", "-d", "show", "job", jid])
             if r is not None and r.returncode == 0:
                 got = parse_scontrol(r.stdout).get(jid)
                 if got is not None:
-                    old = found.get(jid)
-                    found[jid] = got if old is None else replace(old, gpus=old.gpus or got.gpus,
-                                                                 exit_code=got.exit_code)
+                    old = found[jid]
+                    found[jid] = replace(old, gpus=old.gpus or got.gpus, exit_code=got.exit_code)
         return found
 
     def _call(self, argv: list[str]) -> subprocess.CompletedProcess | None:

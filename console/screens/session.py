@@ -33,6 +33,7 @@ from console.safe_text import clean_line
 from console.screens.ask import AskScreen
 from console.screens.bank_browser import BankBrowser
 from console.steering import offered_questions, post_question
+from sessions.digest import session_state
 from console.source import Batch, EventSource
 from console.widgets.dock import QuestionDock
 from console.widgets.evalpanel import EvalPanel
@@ -241,8 +242,10 @@ class SessionScreen(Screen):
             return "loading", None
         paths = self.source.paths
         running = paths is not None and paths.is_running()
-        if not running or model.end_reason:
-            return "stopped", None
+        if model.end_reason:
+            return "stopped", None  # the header says "ended: <reason>"
+        if not running:  # the digest's word for a runner gone without session_end, as everywhere
+            return session_state(model.summary, None, lock_held=False).word, None
         now = self.clock()
         last = model.times[-1] if len(model.times) else now
         busy = self.model.runs and self.model.runs[-1].end_ei < 0

@@ -3,6 +3,7 @@ printed them on this machine type (recorded from the test cluster), sacct in its
 `--parsable2` shape; the batch script; options from the config file."""
 from __future__ import annotations
 
+import json
 import subprocess
 
 import pytest
@@ -76,11 +77,29 @@ def test_the_query_asks_sacct_first_and_falls_back_when_accounting_is_off(monkey
 
     monkeypatch.setattr("shutil.which", lambda name: f"/usr/bin/{name}")
     q = SlurmQuery(run=run)
-    assert q.jobs(["3_0", "99"])["3_0"].state == "RUNNING"
-    assert calls == ["sacct", "squeue", "scontrol"]  # 99 is unknown to squeue: scontrol is asked too
+    assert q.jobs(["3_0", "99"]).keys() == {"3_0"}  # 99: forgotten (past MinJobAge)
+    assert calls == ["sacct", "squeue"]  # what squeue does not list, scontrol does not know either
     calls.clear()
     q.jobs(["3_0"])
     assert calls == ["squeue"]  # no accounting: sacct is not asked again
+
+
+def test_a_finished_job_is_asked_once_and_a_forgotten_one_is_read_from_its_output(tmp_path, monkeypatch):
+    from agent.launchers.slurm import SlurmHandle
+    from sessions.layout import write_launch
+
+    sp = SessionPaths(tmp_path / "s")
+    sp.root.mkdir()
+    record = {"launcher": "slurm", "jobs": [{"job_id": "7"}]}
+    write_launch(sp, record)
+    (sp.root / "slurm.out").write_text(LAST_WORDS)
+    h = SlurmHandle(sp, "7", record)
+    h.learn(None)  # the scheduler no longer knows it
+    assert h.describe().state == "TIMEOUT" and h.describe().source == "output"
+    assert json.loads(sp.launch.read_text())["jobs"][0]["final"]["state"] == "TIMEOUT"  # kept
+    h2 = SlurmHandle(sp, "7", json.loads(sp.launch.read_text()))
+    monkeypatch.setattr("agent.launchers.slurm.SlurmQuery", lambda: pytest.fail("asked the scheduler again"))
+    assert h2.alive() is False and h2.describe().state == "TIMEOUT"
 
 
 def test_the_batch_script_runs_session_i_for_array_task_i(tmp_path):
