@@ -478,5 +478,5 @@ def session_state(d: SessionDigest, view: RunnerView | None, *, lock_held: bool 
         return SessionState("starting" if alive or view is None else "lost", "no session_start yet")
     if alive:
         return SessionState("running", _scheduler_words(view) if view is not None and view.state else "")
-    return SessionState("lost", "no runner holds the session (it was killed or crashed); "
+    return SessionState("lost", "the runner is gone without session_end (killed or crashed); "
                                 "--resume carries it on")

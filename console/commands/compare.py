@@ -8,15 +8,17 @@ import sys
 from console.commands import add_sessions_dir
 
 HELP = "compare arms of sessions on their re-evaluated final kernels (median, bootstrap CI, difference)"
-DESCRIPTION = """Re-evaluate each session's final kernel with the full sweep (the trusted number,
-not the agent's best claim) and print, per arm: sessions, goal met, the median final geomean with a
-bootstrap confidence interval, questions asked (human and autopilot), tokens and cost; then each arm
-against the baseline (`none` when present) with the interval of the difference. A final kernel that
+DESCRIPTION = """Re-evaluate each session's final kernel with the full sweep (the trusted
+number, not the agent's best claim) and print, per arm: sessions, goal met,
+the median final geomean with a bootstrap confidence interval, questions asked
+(human and autopilot), tokens and cost; then each arm against the baseline
+(`none` when present) with the interval of the difference. A final kernel that
 is not correct on every scenario counts as 0x.
 
-Sessions are given by name or directory, or all those of one launch with --arms-of (the job id or
-batch name `kernelseek run --count/--arms` printed). Arms come from the launch (`--arms`), else from
-the sessions' settings (--by autopilot|model)."""
+Sessions are given by name or directory, or all those of one launch with
+--arms-of (the job id or batch name `kernelseek run --count/--arms` printed).
+Arms come from the launch (`--arms`), else from the sessions' settings (--by
+autopilot|model)."""
 
 
 class CompareError(Exception):

@@ -6,12 +6,14 @@ import argparse
 from console.commands import add_sessions_dir
 
 HELP = "the fleet view: every session, grouped by whether it needs you"
-DESCRIPTION = """One row per session under the sessions directory (default $KERNELSEEK_HOME/sessions),
-grouped "needs you" (an open decision point or a question from the agent), "running", "ended":
-task, where it runs (pid and host, or Slurm job and node, GPUs), state, a geomean sparkline
-against the goal, the last decision point, queued messages. enter opens a session (f or esc comes
-back), 1-9 answer the focused session's decision point from the bank, q asks your own question.
-Logs on a network file system are polled (within a second)."""
+DESCRIPTION = """One row per session under the sessions directory (default
+$KERNELSEEK_HOME/sessions), grouped "needs you" (an open decision point or a
+question from the agent), "running", "ended": task, where it runs (pid and
+host, or Slurm job and node, GPUs), state, a geomean sparkline against the
+goal, the last decision point, queued messages. enter opens a session (f or
+esc comes back), 1-9 answer the focused session's decision point from the
+bank, q asks your own question. Logs on a network file system are polled
+(within a second)."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

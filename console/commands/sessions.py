@@ -18,6 +18,12 @@ HELP = "list sessions: where each runs, its state, best geomean, what needs you"
 STATE_STYLE = {"running": "green", "queued": "cyan", "starting": "cyan", "ended": "", "stopped": "yellow"}
 
 
+def _short(reason: str, limit: int = 40) -> str:
+    """The first clause of a reason, for a narrow terminal (--json and 120 columns have it all)."""
+    first = reason.split(";")[0].split(" (")[0].strip()
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_sessions_dir(p)
     p.add_argument("--json", action="store_true", help="machine-readable output (one object per session)")
@@ -52,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     wide = console.width >= 120
     show_task = any(r.task and not r.name.endswith(r.task) and r.task not in r.name for r in rows)
     table = Table(title=f"sessions under {root}", title_justify="left", expand=True, pad_edge=False)
-    table.add_column("session", no_wrap=True, overflow="ellipsis", ratio=3, min_width=12)
+    table.add_column("session", no_wrap=True, overflow="ellipsis", ratio=3, min_width=14)
     if show_task:
         table.add_column("task", no_wrap=True, overflow="ellipsis", ratio=1, min_width=8)
     table.add_column("where", no_wrap=True, overflow="ellipsis", ratio=2, min_width=10)
@@ -62,15 +68,18 @@ def run(args: argparse.Namespace) -> int:
     table.add_column("needs you", overflow="fold", ratio=3 if wide else 2, min_width=10)
     if any(r.undelivered for r in rows):
         table.add_column("inbox", justify="right", no_wrap=True, min_width=5)
+    name_max = max(len(r.name) for r in rows) if wide else max(14, console.width // 4 - 2)
     for r in rows:
         state = Text(r.state, style=STATE_STYLE.get(r.state, "red"))
-        if r.reason and (wide or r.group == "ended"):
-            state.append(f" · {r.reason}", style="dim")
+        reason = r.reason if wide else _short(r.reason, 16)
+        if reason and (wide or (r.group == "ended" and not reason.endswith("…"))):
+            state.append(f" · {reason}", style="dim")
         need = ""
         if r.group == NEEDS:
             need = decision_text(r.decision, 80 if wide else 40) if r.decision else f"asks: {r.question}"
         where = r.where + (f" gpu {r.gpus}" if r.gpus else "")
-        cells = [Text(r.name), *([Text(r.task or "?")] if show_task else []), Text(where), state,
+        name = r.name if len(r.name) <= name_max else "…" + r.name[len(r.name) - name_max + 1:]
+        cells = [Text(name), *([Text(r.task or "?")] if show_task else []), Text(where), state,
                  best_text(r.best, r.goal), ago(r.last_t, now), Text(need, style="bold yellow")]
         if any(x.undelivered for x in rows):
             cells.append(str(r.undelivered) if r.undelivered else "")
