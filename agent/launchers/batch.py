@@ -110,9 +110,21 @@ def launch(task: str, *, on: str = "local", count: int = 1, arms: list[Arm] | No
         argv = run_argv(task, session=sp.root, sessions_dir=sessions_dir, group=group, python=python, **mine)
         specs.append(LaunchSpec(sp, argv, arm=labels[i],
                                 record={"task": task, "settings": _plain(mine), "index": i}))
-    handles = launcher_named(on, **(launcher_options or {})).start(specs, batch=batch)
+    try:
+        handles = launcher_named(on, **(launcher_options or {})).start(specs, batch=batch)
+    except BaseException:
+        for sp in paths:  # nothing ran in them: leave no empty sessions behind
+            _remove_if_unused(sp)
+        raise
     manifest = write_manifest(batch, task, on, paths, labels, handles, arms) if batch else None
     return Launched(paths, handles, labels, batch, manifest)
+
+
+def _remove_if_unused(sp: SessionPaths) -> None:
+    import shutil
+
+    if not (sp.events.exists() or sp.launch.exists() or any(sp.workspace.iterdir()) or any(sp.evals.iterdir())):
+        shutil.rmtree(sp.root, ignore_errors=True)
 
 
 def relaunch(paths: SessionPaths, *, on: str, settings: dict | None = None,

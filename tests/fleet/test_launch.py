@@ -114,3 +114,18 @@ def test_launch_flags_are_checked_before_anything_starts(tmp_path, args, message
     r = kernelseek(args, env)
     assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "home" / "sessions").exists() or not list((tmp_path / "home" / "sessions").iterdir())
+
+
+def test_a_refused_submission_leaves_no_empty_sessions_behind(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    sbatch = bin_dir / "sbatch"  # a cluster that refuses the job, as sbatch says it
+    sbatch.write_text("#!/bin/sh\necho 'sbatch: error: Batch job submission failed: Invalid generic resource "
+                      "(gres) specification' >&2\nexit 1\n")
+    sbatch.chmod(0o755)
+    env = cli_env(None, tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test-xxxxxxxxxxxx",
+                  PATH=f"{bin_dir}:/usr/bin:/bin")
+    r = kernelseek(["run", "softmax-cpu", "--on", "slurm", "--count", "2", "--gpus", "9"], env)
+    assert r.returncode == 1 and "sbatch refused the job" in r.stderr and "Invalid generic resource" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert not list((tmp_path / "home" / "sessions").iterdir())
