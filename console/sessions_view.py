@@ -106,13 +106,15 @@ def _clean(v: object) -> str | None:
 
 
 def sort_rows(rows: list[SessionRow]) -> list[SessionRow]:
-    """Needs you first (longest waiting first), then running (most recent activity first), then
-    ended (most recent first)."""
+    """Needs you first (the one waiting longest first), then running (by name: rows that move
+    while their sessions work are hard to follow), then ended (the latest to end first)."""
     def key(r: SessionRow):
         g = GROUPS.index(r.group)
         if r.group == NEEDS:
             since = (r.decision.t if r.decision and r.decision.t else r.last_t) or 0.0
             return (g, since, r.name)
+        if r.group == RUNNING:
+            return (g, 0.0, r.name)
         return (g, -(r.last_t or r.started or 0.0), r.name)
     return sorted(rows, key=key)
 
