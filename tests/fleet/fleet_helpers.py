@@ -18,6 +18,29 @@ WORKER = by_step(Reply(text("Measuring the seed first."), tool("bash", command="
 STEERER = "[Message from the steerer]"
 
 
+def small_attention_task(where: Path) -> Path:
+    """attention-cpu with three smaller scenarios (its kernel, header, seed and harness as they
+    are): a full sweep of it takes a fraction of the shipped task's, for tests that run many."""
+    import shutil
+
+    import yaml
+
+    dst = where / "attention-cpu-small"
+    shutil.copytree(REPO / "kernels" / "attention-cpu", dst, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = yaml.safe_load((dst / "task.yaml").read_text())
+    spec["scenarios"] = [
+        {"name": "gqa4_d64_0", "batch": 1, "heads_q": 8, "heads_kv": 2, "seq_q": 128, "seq_k": 128,
+         "head_dim": 64, "causal": 0},
+        {"name": "gqa4_d128_1", "batch": 1, "heads_q": 8, "heads_kv": 2, "seq_q": 128, "seq_k": 128,
+         "head_dim": 128, "causal": 1},
+        {"name": "mqa_d96_decode", "batch": 2, "heads_q": 8, "heads_kv": 1, "seq_q": 16, "seq_k": 512,
+         "head_dim": 96, "causal": 1},
+    ]
+    spec["quick"] = ["gqa4_d64_0", "mqa_d96_decode"]
+    (dst / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    return dst
+
+
 def kernelseek(args: list[str], env: dict, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "console", *args], env=env, cwd=str(REPO), capture_output=True,
                           text=True, timeout=timeout)

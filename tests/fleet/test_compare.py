@@ -2,9 +2,10 @@
 
 The scripted model plays the paper's ablation in small: it vectorises the kernel's score loop
 only when a steerer's question reaches it, so the autopilot arm (the bank asks at the start
-decision point) ends with a faster kernel than the arm without it. Four sessions of attention-cpu,
-`--arms autopilot,none`, as one Slurm job array when a Slurm can be started here (else four local
-runners); then compare re-evaluates every final kernel with the full sweep.
+decision point) ends with a faster kernel than the arm without it. Four sessions of attention-cpu
+(with three smaller scenarios, so that five full sweeps fit a test), `--arms autopilot,none`, as
+one Slurm job array when a Slurm can be started here (else four local runners); then compare
+re-evaluates every final kernel with the full sweep.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import pytest
 
 from demo_model import DOT, DOT_SIMD
 from fake_anthropic import FakeAnthropic, Reply, text, tool
-from fleet_helpers import STEERER, cli_env, current_job, events, kernelseek, of_type, wait_until, write_config
+from fleet_helpers import (STEERER, cli_env, current_job, events, kernelseek, of_type, small_attention_task,
+                           wait_until, write_config)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -44,16 +46,18 @@ def slurm_or_none(request):
 
 
 def test_compare_prints_the_arms_and_their_difference_and_matches_a_reevaluation_by_hand(
-        slurm_or_none, tmp_path):
+        slurm_or_none, tmp_path, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
     cfg = write_config(home / "agent.yaml", max_turns=3)
+    task = small_attention_task(tmp_path)
     on = ["--on", "slurm", "--gpus", "1"] if slurm_or_none is not None else ["--on", "local"]
     with FakeAnthropic(handler=steered_by_questions) as server:
+        # one OpenMP thread: the timing of a two-thread kernel on a shared two-core box is mostly noise
         env = cli_env(server, home, **(slurm_or_none.env if slurm_or_none else {}), KERNELSEEK_SANDBOX="none",
-                      KERNELSEEK_STEERING_LOG="off")
-        r = kernelseek(["run", "attention-cpu", *on, "--count", "4", "--arms", "autopilot,none", "--config", str(cfg)],
-                       env)
+                      KERNELSEEK_STEERING_LOG="off", OMP_NUM_THREADS="1")
+        r = kernelseek(["run", str(task), *on, "--count", "4", "--arms", "autopilot,none", "--config", str(cfg)], env)
         assert r.returncode == 0, r.stderr
         sessions = sorted((home / "sessions").iterdir())
         wait_until(lambda: all(of_type(events(s), "session_end") for s in sessions), timeout=120,
@@ -96,10 +100,12 @@ def test_compare_prints_the_arms_and_their_difference_and_matches_a_reevaluation
     assert saved["geomean"] == pytest.approx(steered["geomean"], rel=1e-3) and saved["all_correct"]
     from evaluator import evaluate_isolated
 
-    by_hand = evaluate_isolated("attention-cpu", os.path.join(steered["path"], "workspace", "candidate.c"),
+    by_hand = evaluate_isolated(task, os.path.join(steered["path"], "workspace", "candidate.c"),
                                 time_budget_s=0.01, min_pairs=3, seed=steered["eval_seed"]).summary()
     assert by_hand["all_correct"] == steered["all_correct"] and by_hand["passed"] == steered["passed"]
-    assert by_hand["geomean"] == pytest.approx(steered["geomean"], rel=0.35)  # timing noise on a shared box
+    assert by_hand["failing"] == []
+    # the same kernel timed again: within the noise of a shared box (the correctness above is exact)
+    assert 0.5 < by_hand["geomean"] / steered["geomean"] < 2.0
     assert by_hand["candidate_sha256"] == steered["candidate_sha256"]
 
     md = report.read_text()

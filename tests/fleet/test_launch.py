@@ -109,10 +109,14 @@ def test_count_and_arms_start_several_private_local_sessions_and_stop_ends_one(f
     (["run", "softmax-cpu", "--on", "local", "--partition", "gpu"], "is a Slurm option: add --on slurm"),
     (["run", "--resume", "x", "--count", "2"], "--resume carries on one session"),
 ])
-def test_launch_flags_are_checked_before_anything_starts(tmp_path, args, message):
-    env = cli_env(None, tmp_path / "home", ANTHROPIC_API_KEY="sk-ant-test-xxxxxxxxxxxx", PATH="/usr/bin:/bin")
-    r = kernelseek(args, env)
-    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+def test_launch_flags_are_checked_before_anything_starts(tmp_path, monkeypatch, capsys, args, message):
+    from console.cli import main
+
+    monkeypatch.setenv("KERNELSEEK_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-xxxxxxxxxxxx")
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "home" / "sessions").exists() or not list((tmp_path / "home" / "sessions").iterdir())
 
 
