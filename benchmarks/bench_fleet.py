@@ -29,9 +29,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from console.bench_console import KeyClock, _stats, peak_rss_mb  # noqa: E402
+from console.bench_console import KeyClock, peak_rss_mb  # noqa: E402
 
 SIZE = (160, 48)
+
+
+def spread(samples: list[float]) -> dict:
+    """p50, p95 and max of latencies, in milliseconds."""
+    s = sorted(samples)
+    return {"n": len(s), "p50_ms": round(s[len(s) // 2] * 1000, 1),
+            "p95_ms": round(s[int(0.95 * (len(s) - 1))] * 1000, 1), "max_ms": round(s[-1] * 1000, 1)}
 
 WRITER = r"""
 import sys, time
@@ -103,7 +110,7 @@ async def bench(root: Path, sessions: int, live: int, rate: float, seconds: floa
             if rows:
                 lags.append(max(0.0, time.time() - min(r.last_t for r in rows)))
         total = int(writer.communicate(timeout=60)[0].strip().splitlines()[-1])
-        result.update(keys=_stats(latencies), lag_behind_logs=_stats(lags), events_written=total,
+        result.update(keys=spread(latencies), lag_behind_logs=spread(lags), events_written=total,
                       rss_mb=round(peak_rss_mb(), 1))
     return result
 
