@@ -53,7 +53,8 @@ class Detection:
         out = []
         for dp in self.detectors.feed(ev):
             fields = dp.to_event_fields()
-            fields["suggestions"] = suggestions(dp, self.bank, self.context, n=SUGGESTIONS)
+            if dp.updates is None:  # an update (a loop that grew) keeps the point's first suggestions
+                fields["suggestions"] = suggestions(dp, self.bank, self.context, n=SUGGESTIONS)
             out.append(fields)
         return out
 

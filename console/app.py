@@ -28,6 +28,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from console.bank import BankSource
+from console.decisions import with_decisions
 from console.palette import ConsoleCommands
 from console.screens.session import SessionScreen, session_screen
 from console.source import EventSource, SessionSource, transcript_source
@@ -57,6 +58,7 @@ class ConsoleApp(App):
             source: EventSource | None = SessionSource(session, force_polling=force_polling)
         else:
             source = session
+        source = with_decisions(source)  # every log shows the decision points `kernelseek detect` finds
         self.source = source
         # where the fleet view looks: given, else the directory holding this session
         paths = source.paths if source is not None else None

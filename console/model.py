@@ -92,6 +92,8 @@ class DecisionRecord:
     strength: float | None = None
     detail: object = None
     answers: list[int] = field(default_factory=list)  # indices into humans
+    count: int = 1  # a loop or stall that grew: how often it repeated
+    reasons: list = field(default_factory=list)  # [{kind, evidence, strength}] when several kinds fired
 
     def context(self) -> dict:
         """The decision point as a human message's context carries it."""
@@ -254,6 +256,7 @@ class SessionModel:
         self.decisions: list[DecisionRecord] = []
         self.decision_ei: list[int] = []
         self.decision_by_seq: dict[int, int] = {}
+        self.decision_by_id: dict[str, int] = {}  # a point's id -> its record (updates name it)
         self.humans: list[HumanRecord] = []
         self.human_ei: list[int] = []
         self.delivered: dict[str, int] = {}  # inbox id -> seq of its human_message
@@ -476,6 +479,9 @@ class SessionModel:
         evidence = ev.get("evidence")
         if not isinstance(evidence, str):
             evidence = json.dumps(evidence, ensure_ascii=False, default=str)
+        k = self.decision_by_id.get(ev.get("updates")) if isinstance(ev.get("updates"), str) else None
+        if k is not None:  # a point that grew or gained a reason: the same row, brought up to date
+            return self._decision_update(ev, ei, seq, kind, evidence, k, changed)
         sugg = []
         for s in ev.get("suggestions") or []:
             if isinstance(s, dict) and s.get("text"):
@@ -487,12 +493,31 @@ class SessionModel:
         r = self._new_row(Row(DECISION, ei, seq, t, flat[:TITLE_MAX], len(flat),
                               note=kind.replace("_", " ")))
         rec = DecisionRecord(ei, seq, t, kind, evidence, about, sugg, r,
-                             _num(ev.get("strength")), ev.get("detail"))
+                             _num(ev.get("strength")), ev.get("detail"), count=_count(ev),
+                             reasons=list(ev.get("reasons") or []))
+        if rec.count > 1 or rec.reasons:
+            self.rows[r].note = _decision_note(rec)
         self.rows[r].ref = len(self.decisions)
+        if isinstance(ev.get("id"), str):
+            self.decision_by_id[ev["id"]] = len(self.decisions)
         self.decision_by_seq[seq] = len(self.decisions)
         self.decisions.append(rec)
         self.decision_ei.append(ei)
         return r
+
+    def _decision_update(self, ev, ei, seq, kind, evidence, k, changed) -> int:
+        rec = self.decisions[k]
+        rec.kind, rec.evidence, rec.count = kind, evidence, _count(ev)
+        rec.reasons = list(ev.get("reasons") or [])
+        rec.strength = _num(ev.get("strength"))
+        rec.detail = ev.get("detail")
+        row = self.rows[rec.row]
+        flat = clean_line(evidence)
+        row.title, row.text_len, row.note, row.ei2 = flat[:TITLE_MAX], len(flat), _decision_note(rec), ei
+        row.version += 1
+        changed.add(rec.row)
+        self.decision_by_seq.setdefault(seq, k)  # a message answering the update answers the point
+        return rec.row
 
     def _human(self, ev, ei, seq, t, changed) -> int:
         flat = clean_line(ev.get("text"))
@@ -628,7 +653,7 @@ class SessionModel:
 
     def content_event(self, row: Row) -> dict:
         """The event whose text a row shows (a streamed block's final text once it has come)."""
-        return self.store.get(row.ei2 if row.kind == TEXT and row.ei2 >= 0 else row.ei)
+        return self.store.get(row.ei2 if row.kind in (TEXT, DECISION) and row.ei2 >= 0 else row.ei)
 
     # -- state as of an event -----------------------------------------------------------------
 
@@ -692,6 +717,18 @@ class SessionModel:
         if 0 <= self.end_ei <= pos and answer is None:
             return None, None  # the session is over: nobody can answer it now
         return d, answer
+
+
+def _count(ev: dict) -> int:
+    c = ev.get("count")
+    return c if type(c) is int and c > 0 else 1
+
+
+def _decision_note(rec: DecisionRecord) -> str:
+    """A decision row's badge: its kinds (the strongest first) and how often a loop repeated."""
+    kinds = [rec.kind] + [r.get("kind") for r in rec.reasons if isinstance(r, dict) and r.get("kind") != rec.kind]
+    note = " + ".join(clean_line(k).replace("_", " ") for k in kinds if k)
+    return f"{note} ×{rec.count}" if rec.count > 1 else note
 
 
 _HANDLERS = {

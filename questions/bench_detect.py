@@ -1,6 +1,7 @@
 """Benchmark of the detectors: a whole-log run and the per-event cost of live feeding.
 
     python -m questions.bench_detect [--events 100000] [--seed 7] [--json]
+    python -m questions.bench_detect --memory-mb 200      # kernelseek detect's peak memory, streaming
 
 Builds a synthetic session log shaped like a long agent run (assistant text with the occasional
 claim, thinking, tool calls and results with real-sized inputs and outputs, compiler errors,
@@ -11,7 +12,8 @@ events.jsonl, then measures:
 - live: `Detectors.feed(event)` one event at a time, timed per call (mean, p50, p99, max),
   over every event and over the "heavy" ones alone (text, tool calls and results, evaluations).
 
-The budgets (issue #4): a 100,000-event log in under 2 s; under 50 µs per event on average.
+The budgets (issues #4, #12): a 100,000-event log in under 2 s; under 50 µs per event on average;
+`kernelseek detect` streams a 200 MB log in at most 300 MB of peak resident memory.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import time
 from pathlib import Path
 
 BATCH_BUDGET_S = 2.0
+MEMORY_BUDGET_MB = 300.0  # peak resident memory of `kernelseek detect` on a 200 MB log
 PER_EVENT_BUDGET_US = 50.0
 
 _PROSE = (
@@ -60,8 +63,14 @@ def _text(rng: random.Random, sentences: int) -> str:
 
 def synthetic_log(n: int, seed: int = 7) -> list[dict]:
     """A log of n events shaped like a long agent session."""
+    return list(synthetic_events(n, seed))
+
+
+def synthetic_events(n: int, seed: int = 7):
+    """The events of `synthetic_log`, one at a time (a 200 MB log need not be held to be written)."""
     rng = random.Random(seed)
-    events: list[dict] = []
+    events: list[dict] = []  # the current block's events, handed out as it ends
+    made = 0
     t = 1_764_000_000.0
     geomean = 1.0
     calls = 0
@@ -69,11 +78,11 @@ def synthetic_log(n: int, seed: int = 7) -> list[dict]:
     def add(type_: str, **fields) -> None:
         nonlocal t
         t += rng.uniform(0.2, 6.0)
-        events.append({"v": 1, "seq": len(events), "t": round(t, 6), "type": type_, **fields})
+        events.append({"v": 1, "seq": made + len(events), "t": round(t, 6), "type": type_, **fields})
 
     add("session_start", task="attention-fwd-sm90", goal={"geomean": 1.3}, arch="sm90",
         capabilities=["other_implementation"], model="synthetic")
-    while len(events) < n:
+    while made + len(events) < n:
         block = f"b{len(events)}"
         for _ in range(rng.randint(0, 4)):
             add("assistant_delta", block=block, text=rng.choice(_PROSE)[:40])
@@ -107,6 +116,12 @@ def synthetic_log(n: int, seed: int = 7) -> list[dict]:
                     input={"path": "kernel.cu", "content": "\n".join(_text(rng, 1) for _ in range(rng.randint(40, 200)))})
                 add("tool_result", id=cid, output="wrote kernel.cu")
             add("usage", input_tokens=rng.randint(100, 5000), output_tokens=rng.randint(10, 900))
+        if rng.random() < 0.01:  # stuck: the same failing build again and again, nothing measured between
+            err = f"kernel.cu({rng.randint(1, 400)}): error: no instance of overloaded function \"mma\" matches\n"
+            for _ in range(rng.randint(3, 5)):
+                calls += 1
+                add("tool_call", id=f"c{calls}", name="bash", input={"command": "make -j"})
+                add("tool_result", id=f"c{calls}", output=err, is_error=True)
         if rng.random() < 0.12:
             geomean = max(0.3, geomean * rng.uniform(0.9, 1.12))
             correct = rng.random() > 0.1
@@ -119,7 +134,10 @@ def synthetic_log(n: int, seed: int = 7) -> list[dict]:
         if rng.random() < 0.02:
             add("human_message", text="Is that win noise? Run it again and show me the spread.", source="bank",
                 bank_id="win-noise")
-    return events[:n]
+        take = events[: n - made]
+        made += len(take)
+        events.clear()
+        yield from take
 
 
 def _percentile(sorted_values: list[float], q: float) -> float:
@@ -186,12 +204,75 @@ def run(n: int = 100_000, seed: int = 7, repeats: int = 3) -> dict:
     }
 
 
+def write_log(path: Path, target_bytes: int, seed: int = 7) -> tuple[int, int]:
+    """Write a synthetic events.jsonl of at least `target_bytes` without holding it; (events, bytes)."""
+    from sessions.log import SessionWriter
+
+    n = 0
+    with SessionWriter(path, fsync_types=frozenset()) as w:
+        for ev in synthetic_events(10**9, seed):
+            w.write_event(ev)
+            n += 1
+            if n % 5000 == 0 and path.stat().st_size >= target_bytes:
+                break
+    return n, path.stat().st_size
+
+
+_CHILD = """
+import resource, sys
+from console.cli import main
+code = main(["detect", sys.argv[1], "--json"])
+try:
+    status = open("/proc/self/status").read()
+    peak = int(status.split("VmHWM:")[1].split()[0])
+except (OSError, IndexError, ValueError):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print("peak_kb", peak, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def memory(target_mb: int = 200, seed: int = 7) -> dict:
+    """`kernelseek detect` on a log of `target_mb` MB, in a child process: wall time and peak RSS."""
+    import resource
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "events.jsonl"
+        n, size = write_log(path, target_mb << 20, seed)
+        t0 = time.perf_counter()
+        # the child reports its own high-water mark (VmHWM, reset at exec): the rusage of children
+        # would also count the parent's pages the child held between fork and exec
+        proc = subprocess.run([sys.executable, "-c", _CHILD, str(path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        took = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.decode(errors="replace")[-400:])
+        hwm = [ln for ln in proc.stderr.decode().splitlines() if ln.startswith("peak_kb ")]
+        peak_kb = int(hwm[-1].split()[1]) if hwm else resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        points = len(json.loads(proc.stdout)["decision_points"])
+    return {"events": n, "bytes": size, "seconds": round(took, 2), "peak_rss_mb": round(peak_kb / 1024, 1),
+            "decision_points": points, "budget_peak_rss_mb": MEMORY_BUDGET_MB}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m questions.bench_detect", description=__doc__.split("\n")[0])
     p.add_argument("--events", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--memory-mb", type=int, metavar="MB",
+                   help="instead: run `kernelseek detect` on a log of this size and report its peak memory")
     args = p.parse_args(argv)
+    if args.memory_mb:
+        m = memory(args.memory_mb, args.seed)
+        if args.json:
+            json.dump(m, sys.stdout, indent=1)
+            print()
+        else:
+            print(f"kernelseek detect on {m['bytes'] / 2**20:.0f} MB ({m['events']} events): {m['seconds']} s, "
+                  f"peak RSS {m['peak_rss_mb']} MB (budget {MEMORY_BUDGET_MB:.0f} MB), "
+                  f"{m['decision_points']} decision points")
+        return 0 if m["peak_rss_mb"] <= MEMORY_BUDGET_MB else 1
     r = run(args.events, args.seed)
     if args.json:
         json.dump(r, sys.stdout, indent=1)

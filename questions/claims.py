@@ -11,6 +11,7 @@ one regex search.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -28,12 +29,27 @@ class Claim:
     layers: tuple[str, ...] = ()
 
 
+_TAG_BLOCK = re.compile(r"<([a-z][\w-]*)>.*?</\1>|<[a-z][\w-]*\s*/>|^\s*::[\w-]+\{[^}\n]*\}\s*$", re.S | re.M)
+
+
 def prose(text: str, max_chars: int) -> str:
+    """The prose of a block of assistant text: code blocks, tag blocks an agent's tooling appends
+    (`<oai-mem-citation>…</oai-mem-citation>`) and directive lines (`::git-commit{…}`) dropped."""
     if len(text) > max_chars:
         text = text[:max_chars]
     if "```" in text:
         text = _FENCE.sub("\n", text)
+    if "</" in text or "/>" in text or "::" in text:
+        text = _TAG_BLOCK.sub("\n", text)
     return text.replace("\u2019", "'").replace("\u2018", "'")
+
+
+@functools.lru_cache(maxsize=8)
+def view(text: str, max_chars: int) -> tuple[str, str, tuple[str, ...]]:
+    """(prose, prose lowercased, its sentences) of a block of text. Every classifier reads the same
+    text, one after the other: this is computed once per text (a str's hash is cached)."""
+    body = prose(text, max_chars)
+    return body, body.lower(), tuple(sentences(body))
 
 
 def sentences(text: str):
@@ -88,8 +104,8 @@ _HEDGE = _c(r"\b(?:probably|likely|seems?|appears?|might|may|maybe|perhaps|possi
             r"suspect|roughly)\b")
 
 
-def _is_question(s: str) -> bool:
-    return s.rstrip(" *_`\"')").endswith("?")
+def is_question(s: str) -> bool:
+    return s.rstrip(" *_`\"')\u201d").endswith(("?", "\uff1f"))
 
 
 _HANDOVER = _c(r"^(?:if you(?:'d)? (?:want|like|prefer)|say the word|let me know|please (?:confirm|choose|pick|"
@@ -103,7 +119,7 @@ _HANDOVER = _c(r"^(?:if you(?:'d)? (?:want|like|prefer)|say the word|let me know
 def asks_human(sentence: str) -> bool:
     """Whether a sentence hands the human a question, a choice or a proposal to approve."""
     low = sentence.lower().strip()
-    return _is_question(low) or bool(_HANDOVER.search(low))
+    return is_question(low) or bool(_HANDOVER.search(low))
 
 
 # -- limit claims ---------------------------------------------------------------------------------
@@ -135,9 +151,14 @@ _LIMIT_RULES: tuple[tuple[str, re.Pattern, float], ...] = (
                    r"to (?:be )?(?:gain\w*|had|squeeze\w*|found)|possible|available|on the table|to get)\b"), 0.7),
     ("no_headroom", _c(r"\b(?:no|little|not much|hardly any|very little)\s+(?:more\s+|further\s+)?"
                        r"(?:room|headroom)\b"), 0.65),
-    ("fundamental", _c(r"\b(?:fundamental(?:ly)?|inherent(?:ly)?|physical(?:ly)?|theoretical(?:ly)?|hard|hardware)"
-                       r"\s+(?:limit\w*|ceiling|cap(?:ped)?|wall|bound(?:ed)?|constrain\w*|bottleneck\w*|"
-                       r"maximum|peak)\b"), 0.7),
+    ("is_limit", _c(r"\b(?:this|that|it|which|we|performance|throughput|bandwidth|the kernel|the result)\s*"
+                    r"(?:is|'s|are|'re)\s+(?:now\s+|basically\s+|essentially\s+|effectively\s+|already\s+|just\s+|"
+                    r"simply\s+|right\s+)?(?:the|a|our|its)\s+(?:[\w/-]+\s+){0,4}?(?:limit|ceiling|roofline|"
+                    r"speed[- ]of[- ]light|hard cap)\b"), 0.6),
+    ("fundamental", _c(r"\b(?:fundamental(?:ly)?|inherent(?:ly)?|physical(?:ly)?|hard|hardware)"
+                       r"\s+(?:limit\w*|ceiling|cap(?:ped)?|wall|bound(?:ed)?|constrain\w*|bottleneck\w*)\b"), 0.7),
+    ("near_peak", _c(r"\b(?:of|at|to)\s+(?:the\s+)?(?:[\w/.-]+\s+){0,3}?(?:peak|theoretical|roofline|maximum)\b"),
+     0.55),
     ("limited_by", _c(r"\b(?:limited|bottlenecked|capped|constrained|gated|throttled|bound)\s+by\s+(?:the\s+)?"
                       r"(?:gpu'?s?\s+|available\s+|raw\s+|peak\s+|global\s+)?(?:memory|bandwidth|dram|hbm|"
                       r"hardware|physics|latency|compute|pcie|launch overhead|tensor core)"), 0.55),
@@ -166,7 +187,9 @@ _LIMIT_RULE_KEYS: dict[str, tuple[str, ...]] = {
                        "not possible", "not going to"),
     "no_room": ("no ", "little", "not much", "hardly", "nothing", "limited"),
     "no_headroom": ("room",),
-    "fundamental": ("fundamental", "inherent", "physical", "theoretical", "hard"),
+    "is_limit": ("limit", "ceiling", "roofline", "speed", "hard cap"),
+    "fundamental": ("fundamental", "inherent", "physical", "hard"),
+    "near_peak": ("peak", "theoretical", "roofline", "maximum"),
     "limited_by": ("limited", "bottlenecked", "capped", "constrained", "gated", "throttled", "bound by"),
     "as_fast_as": ("as fast as", "as good as", "as efficient as", "as quick as"),
     "optimal": ("optimal", "optimum", "peak"),
@@ -201,12 +224,12 @@ def _has_any(low: str, keys: tuple[str, ...]) -> bool:
 
 def _candidates(text: str, max_chars: int, keys: tuple[str, ...]):
     """(sentence, lowercased) for each non-question sentence holding one of `keys`."""
-    body = prose(text, max_chars)
-    if not _has_any(body.lower(), keys):
+    _body, low_body, sents = view(text, max_chars)
+    if not _has_any(low_body, keys):
         return
-    for s in sentences(body):
+    for s in sents:
         low = s.lower()
-        if _has_any(low, keys) and not _is_question(low):
+        if _has_any(low, keys) and not is_question(low):
             yield s, low
 
 
@@ -235,9 +258,44 @@ def limit_claim(text: str, max_chars: int = 20000) -> Claim | None:
     return Claim(s, round(strength, 2), name, layers)
 
 
+_HEADROOM = _c(r"\b(?:plenty of|lots of|a lot of|significant|substantial|considerable|ample|still|much|more|some|"
+               r"enough)\s+(?:more\s+)?(?:headroom|room)\b|\b(?:headroom|room)\s+(?:to|for)\s+(?:improve|improvement|"
+               r"grow|growth|optimi\w*|more|gains?|speed)|\b(?:far|well|way)\s+(?:from|below|short of|under)\b|"
+               r"\bnot (?:yet )?(?:at|near|close to|hitting|reaching|up against)\b|"
+               r"\bonly\s+(?:at\s+)?\d+(?:\.\d+)?\s*%")
+_NUMBER = _c(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|g|t)?(?:b/s|flop/s|flops|gb/s|tb/s|tflop/s|tflops|gflop/s|gflops|"
+             r"%|x|\u00d7|ms|us|\u00b5s)?(?![\w.])")
+_PEAK_WORD = _c(r"\b(?:peak|theoretical|maximum|max|roofline|limit|ceiling)\b")
+_SCALE = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+
+
+def peak_ratio(low: str) -> float | None:
+    """In a sentence that names a peak and two figures (\"the peak is 790 and we are at 310\"), the
+    smaller over the larger; None when it does not compare two figures with a peak."""
+    if not _PEAK_WORD.search(low):
+        return None
+    vals = []
+    for m in _NUMBER.finditer(low):
+        v = float(m.group(1)) * _SCALE.get(m.group(2) or "", 1.0)
+        if v > 0 and not (m.group(0).rstrip().endswith("%")):
+            vals.append(v)
+    if len(vals) < 2:
+        return None
+    hi = max(vals)
+    lo = max(v for v in vals if v != hi) if any(v != hi for v in vals) else hi
+    return lo / hi
+
+
 def _limit_unmade(low: str, m: re.Match, name: str) -> bool:
     if not _PERF_CONTEXT.search(low):
         return True
+    if name not in _NEGATION_IS_THE_CLAIM and _HEADROOM.search(low):
+        return True  # "plenty of headroom", "not yet at the limit", "far from the peak"
+    ratio = peak_ratio(low)
+    if ratio is not None and ratio < 0.7:
+        return True  # the figures it gives say there is room
+    if name == "near_peak" and (ratio is None or ratio < 0.85):
+        return True  # naming the peak is a claim only when the figures put us at it
     if _NOT_PERF_LIMIT.search(low[max(0, m.start() - 20): m.end() + 20]):
         return True
     before = low[: m.start()]
@@ -373,3 +431,127 @@ def explains_away(text: str, max_chars: int = 20000) -> Claim | None:
             continue
         return Claim(s, 0.6, "excuse", ("correctness",))
     return None
+
+
+# -- a failure count in the agent's own words, excused -------------------------------------------------
+
+_FAIL_COUNT = _c(r"(?<![\w.])(\d+)\s*/\s*(\d+)\s+(?:\w+\s+){0,2}?(?:correct|pass(?:ed|ing|es)?|match(?:ed|es|ing)?|"
+                 r"ok|green|succeed\w*|right|within tolerance)\b|"
+                 r"\b(\d+)\s+(?:of|out of)\s+(\d+)\s+(?:\w+\s+){0,2}?(?:correct|pass(?:ed|ing|es)?|match\w*|ok|"
+                 r"succeed\w*|within tolerance)\b|"
+                 r"\b(\d+)\s+(?:\w+\s+){0,2}?(?:failures?|failing|failed|mismatch(?:es|ed)?|errors?|wrong)\b|"
+                 r"\b(\d+)\s+(?:of|out of)\s+(\d+)\s+(?:\w+\s+){0,2}?(?:differ\w*|fail\w*|mismatch\w*|(?:are|is) wrong|"
+                 r"exceed\w*|(?:are|is) off)\b")
+FAILURE_KEYS = ("/", " of ", "fail", "mismatch", "error", "wrong", "differ")
+_EXCUSE_KEYS = EXPLAIN_KEYS + ("ignore", "minor", "small", "negligible", "acceptable", "tiny", "slight")
+
+
+def failure_count(sentence: str) -> tuple[int, int | None] | None:
+    """(failing, total) a sentence states ("178/180 correct" -> (2, 180), "3 failures" -> (3, None))."""
+    low = sentence.lower()
+    for m in _FAIL_COUNT.finditer(low):
+        if m.group(1) is not None or m.group(3) is not None:
+            ok, total = (int(m.group(1)), int(m.group(2))) if m.group(1) is not None else (int(m.group(3)),
+                                                                                              int(m.group(4)))
+            if 0 <= ok < total:
+                return total - ok, total
+        elif m.group(5) is not None and int(m.group(5)) > 0:
+            if re.search(r"\b(?:no|zero|0)\s+" + re.escape(m.group(0)), low):
+                continue
+            return int(m.group(5)), None
+        elif m.group(6) is not None and 0 < int(m.group(6)) <= int(m.group(7)):
+            return int(m.group(6)), int(m.group(7))
+    return None
+
+
+def excused_failure(text: str, max_chars: int = 20000) -> Claim | None:
+    """A sentence that states failures (a count) and puts them down to tolerance, noise, precision
+    or flakiness, or dismisses them, in the same sentence or the next one: "178/180 correct — just
+    bf16 rounding, safe to ignore". A planned fix or a check is not excusing."""
+    _body, low_body, sents = view(text, max_chars)
+    if not _has_any(low_body, FAILURE_KEYS) or not _has_any(low_body, _EXCUSE_KEYS):
+        return None
+    for i, s in enumerate(sents):
+        count = failure_count(s)
+        if count is None:
+            continue
+        for part in sents[i:i + 2]:
+            low = part.lower()
+            if is_question(low) or _FIXPLAN.search(low):
+                continue
+            excuse = _EXCUSE.search(low) or re.search(r"\b(?:minor|small|tiny|slight(?:ly)?)\b", low)
+            if _STRONG_DISMISS.search(low) or (excuse and _DISMISS.search(low)):
+                return Claim(s if part is s else f"{s} {part}", 0.8, "excused_failure", ("correctness",))
+    return None
+
+
+# -- the agent cutting the task down ---------------------------------------------------------------------
+
+_ABSENT = _c(r"\b(?:there(?:'s| is| are)\s+no|no\s+(?:\w+\s+){0,3}?(?:function|implementation|support|api|kernel|"
+             r"binding|method|library|module|way)\b|(?:does not|doesn't|do not|don't|isn't|is not|aren't|are not)\s+"
+             r"(?:exist|available|supported|implemented|work(?:ing)?|installed|have)|not\s+(?:yet\s+)?(?:implemented|"
+             r"supported|available)|(?:can't|cannot|couldn't|unable to)\s+(?:find|get|build|install|make)\b|"
+             r"(?:missing|unavailable|unsupported)\b)")
+_CUT = _c(r"\b(?:let me|let's|let us|i'll|i will|we'll|we will|i'm going to|we're going to|i can|we can|i'd|"
+          r"(?:so|for now),? (?:i'll|let me|we'll|we can|i can))\s+(?:just\s+|instead\s+|first\s+|temporarily\s+)?"
+          r"(?:simplify|skip|drop|remove|stub(?: out)?|mock|fake|hard-?code|fall back|work around|use only|"
+          r"only (?:test|"
+          r"benchmark|run|use|keep)|focus (?:only )?on|replace|comment out|disable|leave out|omit|exclude)\b")
+CUT_KEYS = ("simplif", "skip", "drop", "remove", "stub", "mock", "fake", "hard", "fall back", "work around",
+            "workaround", "just use", "only", "focus", "placeholder", "for now", "replace")
+
+
+def scope_cut(text: str, max_chars: int = 20000) -> Claim | None:
+    """The agent says something is absent or does not work and, in the same or the next sentence,
+    cuts the task down around it ("there's no matrix multiplication function. Let me simplify the
+    benchmark to vector addition")."""
+    _body, low_body, sents = view(text, max_chars)
+    if not _has_any(low_body, CUT_KEYS):
+        return None
+    for i, s in enumerate(sents):
+        low = s.lower()
+        if is_question(low) or not _ABSENT.search(low):
+            continue
+        for part in sents[i:i + 2]:
+            lp = part.lower()
+            m = _CUT.search(lp)
+            if m is not None and not _CONDITION.search(lp[: m.start()]):
+                return Claim(s if part is s else f"{s} {part}", 0.55, "scope_cut")
+    return None
+
+
+# -- what a turn's last words assert -------------------------------------------------------------------
+
+_ASSERTS = _c(
+    r"\b(?:works? (?:correctly|as expected|now)|(?:is|are) (?:now )?(?:working|correct|accurate|reproducible|"
+    r"production[- ]ready|ready(?! to)|complete|fixed|resolved|verified|confirmed|consistent|clean)|"
+    r"production[- ]ready|all (?:\d+ )?(?:tests?|checks?|scenarios?) (?:pass|passed|passing|green)|passes all|"
+    r"fully (?:implemented|functional|working|tested|reproducible)|successfully|(?:root cause|culprit)|"
+    r"that's (?:the|why|what)|this (?:is|was) (?:the|why|what)|caused by|the (?:bug|problem|issue|fix) (?:is|was)|"
+    r"excellent|exceptional|outstanding|incredible|significant(?:ly)?|substantial(?:ly)?|dramatic(?:ally)?|"
+    r"outperform\w*|faster than|slower than|\d+(?:\.\d+)?\s*(?:x|\u00d7)\b|speed-?ups?\b|better than|"
+    r"guarantee\w*|no (?:more )?(?:issues|problems|errors|bugs)|should (?:now )?(?:keep|fix|resolve|work|prevent|"
+    r"be (?:fine|good|correct|accurate))|will (?:now )?(?:show|fix|prevent|work))\b")
+ASSERT_KEYS = ("work", "correct", "accurate", "reproducible", "ready", "complete", "fixed", "resolved", "verified",
+               "confirmed", "consistent", "clean", "pass", "fully", "successfully", "root cause", "culprit", "that's",
+               "this is", "this was", "caused by", "bug", "problem", "issue", "fix", "excellent", "exceptional",
+               "outstanding", "incredible", "significant", "substantial", "dramatic", "outperform", "faster",
+               "slower", "x", "\u00d7", "speedup", "speed-up", "better", "guarantee", "no ", "should", "will")
+
+
+def asserts(text: str, max_chars: int = 20000) -> Claim | None:
+    """The last sentence of a block of text that asserts something a steerer could check: that it
+    works, is done, is correct or fast, or that a cause was found; None for a plain report ("Removed
+    the duplicate comment line.") or an explanation."""
+    _body, low_body, sents = view(text, max_chars)
+    if not _has_any(low_body, ASSERT_KEYS):
+        return None
+    found = None
+    for s in sents:
+        low = s.lower()
+        if is_question(low):
+            continue
+        m = _ASSERTS.search(low)
+        if m is not None and not _COMPLETION_BEFORE.search(low[max(0, m.start() - 30): m.start()]):
+            found = s
+    return None if found is None else Claim(found, 0.5, "asserts")

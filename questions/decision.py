@@ -50,6 +50,12 @@ class DetectorConfig:
     completion_on_turn_end: bool = True  # ending a turn is a completion claim
     completion_turn_min_tool_calls: int = 1  # ... if the turn did this much work
     completion_turn_end_questions: bool = False  # ... even when, in a conversation, its last words ask the human
+    completion_turn_end_asserts: bool = True  # ... in a conversation, only when its last words assert something
+    # agent_question
+    question_on_stop: bool = True  # a runner's stop check whose last words ask the human asks too
+    question_offers: bool = False  # an offer ("if you want, I can also ...") is a question too
+    # risky_action
+    risky_publish_unasked: bool = True  # pushing, commenting, filing issues when the human did not ask is risky
     # correctness_break
     break_window_texts: int = 4  # assistant texts after a break that may explain it away
     break_tamper_anytime: bool = True  # an edit of a reference/harness/tolerance fires anytime
@@ -152,9 +158,20 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
     return value
 
 
+#: Which kind names a point when several fire on one moment (the first present wins): the most
+#: specific reason leads, the turn's end last.
+KIND_ORDER: tuple[str, ...] = ("correctness_break", "suspicious_win", "risky_action", "limit_claim", "regression",
+                               "loop", "stall", "agent_question", "completion_claim", "start")
+
+
 @dataclass
 class DecisionPoint:
-    """A moment worth a question: what kind, why (evidence), and which event caused it."""
+    """A moment worth a question: what kind, why (evidence), and which event caused it.
+
+    One moment, one point: when several kinds fire on the same moment the point carries them all
+    in `reasons` (its own kind, the strongest, first). A loop or a stall is one open point whose
+    `count` grows; each growth is reported as a point whose `updates` names the point it updates
+    (`id`) and which carries the whole point again."""
 
     kind: str
     evidence: str
@@ -162,6 +179,20 @@ class DecisionPoint:
     detail: dict = field(default_factory=dict)
     strength: float = 0.5  # 0..1: how sure the detector is that this is a decision point
     at_seq: int | None = None  # the event being fed when it fired (>= about_seq)
+    id: str | None = None  # the point's name in its log ("loop@123")
+    reasons: list[dict] = field(default_factory=list)  # [{kind, evidence, strength}] when several fired
+    count: int = 1  # loops and stalls: how often the pattern repeated
+    updates: str | None = None  # set on an update: the id of the point it updates
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Every kind this point stands for, its own first."""
+        out = [self.kind]
+        for r in self.reasons:
+            k = r.get("kind")
+            if isinstance(k, str) and k not in out:
+                out.append(k)
+        return tuple(out)
 
     def to_event_fields(self) -> dict:
         """The fields of a `decision_point` event (add `suggestions` from `rank`)."""
@@ -169,11 +200,25 @@ class DecisionPoint:
         if self.at_seq is not None and self.at_seq != self.about_seq:
             detail["at_seq"] = self.at_seq
         return {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
-                "strength": round(self.strength, 3), "detail": detail}
+                "strength": round(self.strength, 3), "detail": detail, **self._extras()}
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "evidence": self.evidence, "about_seq": self.about_seq,
-                "at_seq": self.at_seq, "strength": round(self.strength, 3), "detail": self.detail}
+                "at_seq": self.at_seq, "strength": round(self.strength, 3), "detail": self.detail, **self._extras()}
+
+    def _extras(self) -> dict:
+        """id, reasons, count and updates, each only when it says something (readers of older logs
+        never see fields they do not know)."""
+        out: dict = {}
+        if self.id is not None:
+            out["id"] = self.id
+        if len(self.reasons) > 1:
+            out["reasons"] = [dict(r) for r in self.reasons]
+        if self.count > 1:
+            out["count"] = self.count
+        if self.updates is not None:
+            out["updates"] = self.updates
+        return out
 
     @classmethod
     def from_event(cls, event: Mapping) -> "DecisionPoint":
@@ -182,6 +227,11 @@ class DecisionPoint:
         at = detail.pop("at_seq", None)
         about = event.get("about_seq")
         strength = event.get("strength")
+        reasons = [dict(r) for r in event.get("reasons") or () if isinstance(r, Mapping)]
+        count = event.get("count")
         return cls(kind=str(event.get("kind")), evidence=str(event.get("evidence", "")), about_seq=about,
                    detail=detail, strength=float(strength) if isinstance(strength, (int, float)) else 0.5,
-                   at_seq=at if at is not None else (about if about is not None else event.get("seq")))
+                   at_seq=at if at is not None else (about if about is not None else event.get("seq")),
+                   id=event.get("id") if isinstance(event.get("id"), str) else None, reasons=reasons,
+                   count=count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1,
+                   updates=event.get("updates") if isinstance(event.get("updates"), str) else None)

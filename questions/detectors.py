@@ -1,28 +1,33 @@
 """Decision-point detectors: pure functions over the event stream, run one event at a time.
 
-`Detectors(config).feed(event)` returns the decision points that event raises, as they arise;
-`detect(events, config)` is the same fold over a whole log, so a live runner and an offline
-re-run (``kernelseek detect``) agree by construction. Nothing here reads a clock or a file: time
-is the events' own `t`. `decision_point` events already in a log are ignored (a detector never
-feeds on its own output), so re-running over a log the runner annotated gives the same points.
+`Detectors(config).feed(event)` returns the decision points that event raises, as they arise:
+new points and updates of earlier ones (`DecisionPoint.updates`; see `questions.moments`: one
+moment, one alarm). `detect(events, config)` is the same fold over a whole log with the updates
+applied, so a live runner, the console and an offline re-run (``kernelseek detect``) agree by
+construction. Nothing here reads a clock or a file: time is the events' own `t`.
+`decision_point` events already in a log are ignored (a detector never feeds on its own output),
+so re-running over a log the runner annotated gives the same points.
 
-Kinds (see `sessions.events.DECISION_KINDS`):
+Kinds (see `sessions.events.DECISION_KINDS`; the table in docs/questions.md says exactly when):
 
 - start: the session began (once).
 - stall: the best correct geomean has not improved by `stall_min_gain` over the last
-  `stall_evals` evaluations, or over `stall_minutes` of active time, or `stall_tool_calls` calls.
-- loop: the same action with the same outcome `loop_repeat` times within `loop_window` calls;
-  the same error `loop_error_repeat` times within `loop_error_window` results; A/B alternation
-  of a file's content or of the evaluated candidate.
-- limit_claim: the agent asserts a hardware or theoretical limit; stronger when the evaluator
-  shows the kernel well below the measured peak.
-- completion_claim: the agent says it is done, or ends its turn after working.
+  `stall_evals` evaluations, or `stall_minutes` of active time, or `stall_tool_calls` calls; one
+  open point whose count grows until progress is made or a human speaks.
+- loop: the same action with the same outcome, the same error, A/B alternation (`questions.loops`);
+  one open point per pattern whose count grows; repeats whose evaluations moved are not loops.
+- limit_claim: the agent asserts a hardware or theoretical limit (`claims.limit_claim`); stronger
+  when the evaluator shows the kernel well below the measured peak.
+- completion_claim: the agent says it is done, or ends its turn after working (`questions.turns`).
+- agent_question: the agent's turn ends by asking the human, or it calls a tool that asks.
+- risky_action: the agent is about to revert work, destroy shared state, get round a safeguard
+  (`questions.actions`), edit what the human said not to touch, or cut the task down around
+  something it says is missing.
 - suspicious_win: a geomean jump of `win_geomean_jump` or a scenario jump of
   `win_scenario_jump` in one evaluation, or a scenario above the roofline.
-- correctness_break: failures appear after a correct state (an evaluation, or a test run the
-  importer read from a foreign transcript) and the agent's next words or edits explain them
-  away (tolerance, noise, precision, flakiness, edits to the reference or the tolerances); and,
-  anytime, an edit of a reference, harness or tolerance.
+- correctness_break: failures after a correct state explained away; failures in the agent's own
+  words excused ("178/180 correct — just rounding"); a claim of being done while the latest
+  evaluation fails; an edit of a reference, harness or tolerance.
 - regression: a correct evaluation slower than the previous correct one by `regression_drop`
   in geomean, or by `regression_scenario_drop` on a scenario.
 """
@@ -30,19 +35,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
 from typing import Any, Iterable, Mapping
 
-from questions import claims
+from questions import actions, claims
 from questions.decision import ConfigError, DecisionPoint, DetectorConfig
-from questions.event_reading import (_CD_PREFIX, _CHAINED, _MASK_NUM, _PATH_KEYS, _TOL_ASSIGN, _WRITE_CMD,
-                                     _canonical, _command_text, _edit_ops, _error_signature, _failing_text,
-                                     _fx, _has_flag, _num, _per_scenario, eval_correct)
+from questions.event_reading import (CD_PREFIX, CHAINED, PATH_KEYS, TOL_ASSIGN, WRITE_CMD, canonical, command_text,
+                                     edit_ops, error_signature, eval_correct, failing_text, fx, has_flag, num,
+                                     per_scenario)
+from questions.loops import LoopWatch
+from questions.moments import MomentBook, fold
+from questions.turns import TurnWatch
 
 __all__ = ["ConfigError", "DecisionPoint", "DetectorConfig", "Detectors", "detect", "eval_correct"]
-
-
-# -- the detectors --------------------------------------------------------------------------------------
 
 
 class Detectors:
@@ -69,6 +73,10 @@ class Detectors:
         self.events = 0
         self._started = False
         self._ended = False
+        self._conversation = False  # a foreign transcript: a human answers every turn
+        self._book = MomentBook()
+        self.loops = LoopWatch(cfg, self._fire, self._book.close)
+        self.turns = TurnWatch(cfg, self._fire, self._goal_facts)
         # evaluations
         # per timing mode ("full" or "quick": a quick run's numbers only compare with quick ones)
         self._best: dict[str, float] = {}
@@ -78,8 +86,10 @@ class Detectors:
         self._prev_ratios: dict[str, float] = {}
         self._last_eval_hash: str | None = None  # the candidate the previous evaluation measured
         self._last_summary: dict | None = None
+        self._last_eval_sig: tuple | None = None  # what the previous evaluation said (moved or not)
         self._last_pct: dict[str, float] = {}
         self._status: bool | None = None  # the latest known correctness (evaluations or tests)
+        self._failing = ""  # what the latest failing evaluation said
         self._measuring = False  # an evaluation (timed, or failing) has happened
         # stall window
         self._w_evals = 0
@@ -88,26 +98,18 @@ class Detectors:
         self._last_t: float | None = None
         # limit claims
         self._calls_since_limit: int | None = None
-        # turns
-        self._turn_calls = 0
-        self._turn_claimed = False
-        self._last_agent: str | None = None  # "text" | "tool"
-        self._last_text: tuple[int | None, str] | None = None
         # correctness break
         self._break: dict | None = None  # open window: {"seq", "evidence", "texts"}
-        # loops
+        # tool calls waiting for their results: id -> (action hash, read-only, shown)
         self._pending: dict[Any, tuple[int, bool, str]] = {}
-        self._pairs: deque = deque()
-        self._pair_counts: dict[int, int] = {}
-        self._errors: deque = deque()
-        self._error_counts: dict[str, int] = {}
-        self._edits: dict[str, deque] = {}
-        self._states: dict[str, deque] = {}
+        # what the human said not to edit
+        self._forbidden: list[actions.Prohibition] = []
+        self._asked_publish = False  # the human's latest message asks for a push, a PR, a comment, ...
 
     # -- the fold ---------------------------------------------------------------------------------------
 
     def feed(self, event: Mapping) -> list[DecisionPoint]:
-        """The decision points this event raises (usually none)."""
+        """The decision points this event raises and the earlier points it updates (usually none)."""
         kind = event.get("type")
         if kind == "decision_point" or kind == "assistant_delta":
             return []
@@ -117,14 +119,15 @@ class Detectors:
         self.events += 1
         if not self._started:
             self._started = True
+            self._begin(event)
             self._fire(out, "start", self._start_evidence(event), seq, seq, {"task": event.get("task")}, 0.5)
         handler = self._handlers.get(kind)
-        if handler is not None:
+        if handler is not None and not (event.get("sidechain") and kind in _MAIN_ONLY):
             handler(event, seq, out)
         t = event.get("t")
         if isinstance(t, (int, float)) and not isinstance(t, bool):
             self._advance_time(float(t), seq, out)
-        return out
+        return self._book.settle(out) if out else out
 
     def feed_many(self, events: Iterable[Mapping]) -> list[DecisionPoint]:
         out: list[DecisionPoint] = []
@@ -133,12 +136,18 @@ class Detectors:
         return out
 
     def _fire(self, out: list, kind: str, evidence: str, about_seq, at_seq, detail: dict,
-              strength: float) -> None:
+              strength: float, count: int = 1) -> None:
         if kind in self.enabled:
-            out.append(DecisionPoint(kind, evidence, about_seq, detail,
-                                     max(0.0, min(1.0, strength)), at_seq))
+            out.append(DecisionPoint(kind, evidence, about_seq, detail, max(0.0, min(1.0, strength)), at_seq,
+                                     count=count))
 
     # -- start -------------------------------------------------------------------------------------------
+
+    def _begin(self, event: Mapping) -> None:
+        """What kind of log this is: a conversation (a foreign transcript) or a runner's session."""
+        agent = str(event.get("agent") or "")
+        self._conversation = self.turns.conversation = event.get("type") == "session_start" and (
+            "import" in event or agent in CONVERSATION_AGENTS)
 
     @staticmethod
     def _start_evidence(event: Mapping) -> str:
@@ -171,16 +180,20 @@ class Detectors:
         if self.best is None:
             evidence = f"no correct timed evaluation yet after {span}"
         else:
-            evidence = f"best geomean {_fx(self.best)} not improved by {self.config.stall_min_gain:.0%} over the last {span}"
+            evidence = (f"best geomean {fx(self.best)} not improved by {self.config.stall_min_gain:.0%} "
+                        f"over the last {span}")
         detail = {"criterion": criterion, "best_geomean": self.best, "evals": self._w_evals,
-                  "tool_calls": self._w_calls, "minutes": round(self._w_active / 60, 1)}
+                  "tool_calls": self._w_calls, "minutes": round(self._w_active / 60, 1), "open_key": "stall"}
         self._fire(out, "stall", evidence, seq, seq, detail, 0.6 if self.best is not None else 0.45)
-        self._reset_window()
+        self._reset_window(close=False)
 
-    def _reset_window(self) -> None:
+    def _reset_window(self, close: bool = True) -> None:
+        """A new stall window; unless the stall itself restarts it, an open stall ends."""
         self._w_evals = 0
         self._w_calls = 0
         self._w_active = 0.0
+        if close:
+            self._book.close("stall")
 
     # -- text --------------------------------------------------------------------------------------------
 
@@ -188,8 +201,7 @@ class Detectors:
         text = ev.get("text")
         if not isinstance(text, str) or not text:
             return
-        self._last_agent = "text"
-        self._last_text = (seq, text)
+        self.turns.on_text(seq, text)
         self._read_claims(text, seq, out)
 
     def _on_thinking(self, ev, seq, out) -> None:
@@ -205,13 +217,31 @@ class Detectors:
             c = claims.limit_claim(text, limit)
             if c is not None:
                 self._limit(c, seq, out)
-        if "completion_claim" in self.enabled and not self._turn_claimed:
+        if "completion_claim" in self.enabled and not self.turns.claimed:
             c = claims.completion_claim(text, limit)
+            if c is not None and self._conversation and c.pattern == "bare_done":
+                c = None  # "Done." after the human's request is a report, not a claim to check
             if c is not None:
-                self._turn_claimed = True
+                self.turns.claimed = True
                 detail = {"rule": c.pattern, **self._goal_facts()}
                 strength = c.strength + (0.2 if detail.get("goal_met") is False else 0.0)
                 self._fire(out, "completion_claim", claims.evidence_text(c.sentence), seq, seq, detail, strength)
+                if self._status is False and "correctness_break" in self.enabled:
+                    # done, says the agent, while the latest evaluation or test run fails
+                    self._fire(out, "correctness_break", f"claims to be done while the latest run fails "
+                               f"({self._failing or 'not correct'})", seq, seq, {"rule": "done_while_failing"}, 0.7)
+        if "correctness_break" in self.enabled:
+            c = claims.excused_failure(text, limit)
+            if c is not None:
+                self._break = None
+                self._fire(out, "correctness_break", claims.evidence_text(c.sentence), seq, seq,
+                           {"rule": c.pattern}, c.strength)
+                return
+        if "risky_action" in self.enabled:
+            c = claims.scope_cut(text, limit)
+            if c is not None:
+                self._fire(out, "risky_action", claims.evidence_text(c.sentence), seq, seq, {"rule": c.pattern},
+                           c.strength)
         brk = self._break
         if brk is not None:
             c = claims.explains_away(text, limit)
@@ -253,8 +283,8 @@ class Detectors:
 
     def _on_tool_call(self, ev, seq, out) -> None:
         cfg = self.config
-        self._last_agent = "tool"
-        self._turn_calls += 1
+        self.turns.on_call(ev, seq, out)
+        self.loops.on_call()
         if self._calls_since_limit is not None:
             self._calls_since_limit += 1
         self._w_calls += 1
@@ -262,28 +292,51 @@ class Detectors:
         inp = ev.get("input")
         if not isinstance(inp, dict):
             inp = {"input": inp}
-        cmd = _command_text(inp)
-        core = _CD_PREFIX.sub("", cmd) if cmd is not None else None
+        cmd = command_text(inp)
+        core = CD_PREFIX.sub("", cmd) if cmd is not None else None
         readonly = name.lower() in self._ignore_tools or (
-            core is not None and bool(self._ignore_cmd_rx.match(core)) and not _CHAINED.search(core))
-        action = hash((name, _canonical(inp)))
-        shown = cmd if cmd is not None else (next((inp[k] for k in _PATH_KEYS if isinstance(inp.get(k), str)), "")
+            core is not None and bool(self._ignore_cmd_rx.match(core)) and not CHAINED.search(core))
+        action = hash((name, canonical(inp)))
+        shown = cmd if cmd is not None else (next((inp[k] for k in PATH_KEYS if isinstance(inp.get(k), str)), "")
                                              or repr(inp)[:80])
         call_id = ev.get("id")
         if len(self._pending) > 512:
             self._pending.pop(next(iter(self._pending)))
         self._pending[call_id] = (action, readonly, f"{name} {shown}".strip()[:120])
-        if "correctness_break" in self.enabled or "loop" in self.enabled:
-            ops = _edit_ops(inp) if not readonly else []
-            if ops and "correctness_break" in self.enabled:
+        ops = edit_ops(inp) if not readonly else []
+        if "correctness_break" in self.enabled:
+            if ops:
                 self._check_tamper(ops, seq, out)
-            elif cmd and "correctness_break" in self.enabled:
+            elif cmd:
                 self._check_tamper_command(cmd, seq, out)
-            if ops and "loop" in self.enabled:
-                self._check_alternation(ops, seq, out)
+        if ops and "loop" in self.enabled:
+            self.loops.edits(ops, seq, out)
+        if "risky_action" in self.enabled and not readonly:
+            self._check_risk(cmd, ops, name, seq, out)
         if cfg.stall_tool_calls and self._w_calls >= cfg.stall_tool_calls and (
                 self._measuring or cfg.stall_before_first_eval):
             self._stall(out, seq, "tool_calls", f"{self._w_calls} tool calls")
+
+    def _check_risk(self, cmd: str | None, ops, name: str, seq, out) -> None:
+        if cmd:
+            risk = actions.risky_command(cmd)
+            if risk is not None:
+                self._fire(out, "risky_action", f"about to run ({risk.rule}): {risk.what}", seq, seq,
+                           {"rule": risk.rule, "command": risk.what}, 0.6 if risk.rule != "bypass" else 0.55)
+                return
+        if self.config.risky_publish_unasked and not self._asked_publish:
+            what = actions.publishes(cmd, name)
+            if what is not None:
+                self._fire(out, "risky_action", f"about to publish what the human did not ask to: {what}", seq, seq,
+                           {"rule": "publish", "command": what}, 0.5)
+                return
+        if self._forbidden:
+            for path, _old, _new in ops:
+                broken = next((p for p in self._forbidden if p.forbids(path)), None)
+                if broken is not None:
+                    self._fire(out, "risky_action", f"edits {path}, which the human said not to touch "
+                               f"(\u201c{broken.quote}\u201d)", seq, seq, {"rule": "forbidden", "path": path}, 0.7)
+                    return
 
     def _tamper_fire(self, what: str, seq, out) -> None:
         brk = self._break
@@ -301,50 +354,22 @@ class Detectors:
                 self._tamper_fire(f"the reference/harness file {path}", seq, out)
                 return
             if old is not None and ("tol" in new or "eps" in new or "max_error" in new):
-                before = dict(_TOL_ASSIGN.findall(old))
-                for name, value in _TOL_ASSIGN.findall(new):
+                before = dict(TOL_ASSIGN.findall(old))
+                for name, value in TOL_ASSIGN.findall(new):
                     if name in before and before[name] != value:
                         self._tamper_fire(f"a tolerance in {path}: {name} {before[name]} -> {value}", seq, out)
                         return
 
     def _check_tamper_command(self, cmd: str, seq, out) -> None:
-        for m in _WRITE_CMD.finditer(cmd):
+        for m in WRITE_CMD.finditer(cmd):
             target = m.group(2)
             if self._tamper_rx.search(target):
                 self._tamper_fire(f"the reference/harness file {target} (by a shell command)", seq, out)
                 return
 
-    def _check_alternation(self, ops, seq, out) -> None:
-        for path, old, new in ops:
-            if old is None:
-                states = self._states.setdefault(path, deque(maxlen=6))
-                h = hash(new)
-                if len(states) >= 3 and states[-2] == h and states[-1] == states[-3] and states[-1] != h:
-                    states.clear()
-                    self._fire(out, "loop", f"alternating between two versions of {path} (A, B, A, B)", seq,
-                               seq, {"rule": "alternation", "path": path}, 0.7)
-                    return
-                states.append(h)
-            else:
-                edits = self._edits.setdefault(path, deque(maxlen=8))
-                a, b = hash(old), hash(new)
-                if a == b:
-                    continue
-                items = list(edits)
-                try:
-                    back = max(i for i, e in enumerate(items) if e == (b, a))
-                except ValueError:
-                    back = -1
-                if back > 0 and (a, b) in items[:back]:
-                    edits.clear()
-                    self._fire(out, "loop", f"the same edit of {path} made, undone and made again", seq, seq,
-                               {"rule": "alternation", "path": path}, 0.7)
-                    return
-                edits.append((a, b))
-
     def _on_tool_result(self, ev, seq, out) -> None:
         cfg = self.config
-        self._last_agent = "tool"
+        self.turns.on_result()
         output = ev.get("output")
         if not isinstance(output, str):
             output = "" if output is None else json.dumps(output, default=str)[: cfg.max_scan_chars]
@@ -353,71 +378,27 @@ class Detectors:
             output = output[:half] + "\n" + output[-half:]
         pending = self._pending.pop(ev.get("id"), None)
         is_error = bool(ev.get("is_error"))
-        fired_loop = False
         if "loop" in self.enabled:
             sig = None
             readonly = pending is not None and pending[1]  # a file shown is not an error raised
             if not readonly and (is_error or "rror" in output or "RROR" in output or "fault" in output
                                  or "dumped" in output or "memory" in output):
-                sig = _error_signature(output)
-            fired_loop = self._count_error(sig, seq, out)
-            if pending is not None and not pending[1] and not fired_loop:
-                self._count_pair(hash((pending[0], is_error, output[:2000], output[-2000:])), pending[2], seq, out)
-
-    def _count_error(self, sig: str | None, seq, out) -> bool:
-        cfg = self.config
-        errors = self._errors
-        errors.append(sig)
-        if sig is not None:
-            self._error_counts[sig] = self._error_counts.get(sig, 0) + 1
-        if len(errors) > cfg.loop_error_window:
-            old = errors.popleft()
-            if old is not None:
-                self._error_counts[old] -= 1
-        if sig is not None and self._error_counts[sig] >= cfg.loop_error_repeat:
-            n = self._error_counts[sig]
-            self._error_counts[sig] = 0
-            self._errors = deque(e if e != sig else None for e in errors)
-            self._fire(out, "loop", f"the same error {n} times: {sig}", seq, seq,
-                       {"rule": "same_error", "error": sig, "count": n}, 0.75)
-            return True
-        return False
-
-    def _count_pair(self, key: int, shown: str, seq, out) -> None:
-        cfg = self.config
-        pairs = self._pairs
-        pairs.append(key)
-        self._pair_counts[key] = self._pair_counts.get(key, 0) + 1
-        if len(pairs) > cfg.loop_window:
-            old = pairs.popleft()
-            self._pair_counts[old] -= 1
-            if not self._pair_counts[old]:
-                del self._pair_counts[old]
-        n = self._pair_counts.get(key, 0)
-        if n >= cfg.loop_repeat:
-            del self._pair_counts[key]
-            self._pairs = deque(p for p in pairs if p != key)
-            self._fire(out, "loop", f"the same action with the same outcome {n} times in the last "
-                       f"{cfg.loop_window} tool calls: {shown}", seq, seq,
-                       {"rule": "same_action", "action": shown, "count": n}, 0.65)
+                sig = error_signature(output)
+            fired = self.loops.count_error(sig, seq, out)
+            if pending is not None and not fired:
+                key = hash((pending[0], is_error, output[:2000], output[-2000:]))
+                if pending[1]:
+                    if not _VIEW.match(pending[2]):  # showing a file again is reading, never a loop
+                        self.loops.count_lookup(key, pending[2], seq, out)
+                else:
+                    self.loops.count_pair(key, pending[2], seq, out)
 
     # -- evaluations ---------------------------------------------------------------------------------------
 
     def _on_eval_start(self, ev, seq, out) -> None:
         h = ev.get("candidate_hash")
         if isinstance(h, str) and "loop" in self.enabled:
-            self._candidate_state(h, seq, out)
-
-    def _candidate_state(self, h: str, seq, out) -> None:
-        states = self._states.setdefault("\0candidate", deque(maxlen=6))
-        if states and states[-1] == h:
-            return
-        if len(states) >= 3 and states[-2] == h and states[-1] == states[-3]:
-            states.clear()
-            self._fire(out, "loop", "evaluating two candidates in alternation (A, B, A, B)", seq, seq,
-                       {"rule": "alternation", "path": "candidate"}, 0.7)
-            return
-        states.append(h)
+            self.loops.candidate(h, seq, out)
 
     @property
     def best(self) -> float | None:
@@ -438,7 +419,11 @@ class Detectors:
         mode = self._mode = "quick" if summary.get("quick") else "full"
         h = ev.get("candidate_hash")
         if isinstance(h, str) and "loop" in self.enabled:
-            self._candidate_state(h, seq, out)
+            self.loops.candidate(h, seq, out)
+        said = (_round3(summary.get("geomean")), eval_correct(summary), summary.get("passed"))
+        if self._last_eval_sig is not None and said != self._last_eval_sig:
+            self.loops.reset()  # the evaluations moved: what repeated before is progress, not a loop
+        self._last_eval_sig = said
         # the same source measured again: any difference is the machine's noise, not a change the
         # agent made, so it is neither a win nor a regression
         remeasured = isinstance(h, str) and h == self._last_eval_hash
@@ -446,17 +431,16 @@ class Detectors:
         err = summary.get("error") or summary.get("build_error")
         # an evaluation run by a tool call shows its error in that tool's result (counted there)
         if isinstance(err, str) and err and "loop" in self.enabled and not ev.get("call_id"):
-            self._count_error(_error_signature(err) or _MASK_NUM.sub("N", err.strip().splitlines()[0][:160]),
-                              seq, out)
+            self.loops.count_eval_error(err, seq, out)
         self._last_summary = dict(summary)
-        pct = _per_scenario(summary, "pct_peak", correct_only=False)
+        pct = per_scenario(summary, "pct_peak", correct_only=False)
         if pct:
             self._last_pct = pct
         correct = eval_correct(summary)
         if correct is not None:
-            self._correctness(correct, seq, _failing_text(summary))
-        geomean = _num(summary.get("geomean"))
-        ratios = _per_scenario(summary, "ratio", correct_only=True)
+            self._correctness(correct, seq, failing_text(summary))
+        geomean = num(summary.get("geomean"))
+        ratios = per_scenario(summary, "ratio", correct_only=True)
         total = summary.get("total")
         total = total if isinstance(total, int) and not isinstance(total, bool) and total > 0 else None
         if total is not None and (self._full_total is None or total > self._full_total):
@@ -503,7 +487,7 @@ class Detectors:
             prev = self._previous() or cfg.win_first_baseline
             if prev > 0 and geomean / prev >= cfg.win_geomean_jump:
                 jump = geomean / prev
-                reasons.append((jump, f"geomean {_fx(prev)} -> {_fx(geomean)} ({_fx(jump)}) in one step"))
+                reasons.append((jump, f"geomean {fx(prev)} -> {fx(geomean)} ({fx(jump)}) in one step"))
                 detail["geomean_jump"] = round(jump, 4)
         jumps = {}
         for name, r in ratios.items():
@@ -513,11 +497,11 @@ class Detectors:
         if jumps:
             name, (a, b) = max(jumps.items(), key=lambda kv: kv[1][1] / kv[1][0])
             more = f" (and {len(jumps) - 1} more)" if len(jumps) > 1 else ""
-            reasons.append((b / a, f"scenario {name} {_fx(a)} -> {_fx(b)} ({_fx(b / a)}) in one step{more}"))
+            reasons.append((b / a, f"scenario {name} {fx(a)} -> {fx(b)} ({fx(b / a)}) in one step{more}"))
             detail["scenario_jumps"] = {k: round(v[1] / v[0], 4) for k, v in jumps.items()}
         above = {k: v for k, v in pct.items() if v > cfg.win_roofline_pct}
         flags = summary.get("flags")
-        flagged = _has_flag(flags, "above_roofline")
+        flagged = has_flag(flags, "above_roofline")
         if above or flagged:
             if above:
                 name, p = max(above.items(), key=lambda kv: kv[1])
@@ -539,9 +523,9 @@ class Detectors:
         prev = self._previous()
         drop = 1.0 - geomean / prev if geomean is not None and prev is not None else 0.0
         if drop >= cfg.regression_drop:
-            evidence = f"geomean {_fx(prev)} -> {_fx(geomean)} (-{drop:.1%}) since the previous correct evaluation"
+            evidence = f"geomean {fx(prev)} -> {fx(geomean)} (-{drop:.1%}) since the previous correct evaluation"
             if self.best is not None and self.best > prev:
-                evidence += f" (best {_fx(self.best)})"
+                evidence += f" (best {fx(self.best)})"
             self._fire(out, "regression", evidence, seq, seq, {"rule": "geomean", "drop": round(drop, 4),
                                                                 "previous": prev, "geomean": geomean},
                        min(1.0, 0.5 + 2 * drop) * damp)
@@ -552,9 +536,9 @@ class Detectors:
             if drops:
                 name, d = max(drops.items(), key=lambda kv: kv[1])
                 more = f" (and {len(drops) - 1} more)" if len(drops) > 1 else ""
-                evidence = f"scenario {name} {_fx(self._prev_ratios[name])} -> {_fx(ratios[name])} (-{d:.0%}){more}"
+                evidence = f"scenario {name} {fx(self._prev_ratios[name])} -> {fx(ratios[name])} (-{d:.0%}){more}"
                 if prev is not None and geomean is not None:
-                    evidence += f" while the geomean went {_fx(prev)} -> {_fx(geomean)}"
+                    evidence += f" while the geomean went {fx(prev)} -> {fx(geomean)}"
                 self._fire(out, "regression", evidence, seq, seq,
                            {"rule": "scenario", "drops": {k: round(v, 4) for k, v in drops.items()}},
                            min(1.0, 0.4 + d) * damp)
@@ -563,76 +547,60 @@ class Detectors:
         """Track correctness; a failure after a correct state opens the explain-away window."""
         if correct:
             self._status = True
+            self._failing = ""
             self._break = None
             return
         if self._status is True and self._break is None:
             self._break = {"seq": seq, "evidence": evidence, "texts": 0}
         self._status = False
+        self._failing = evidence
 
     # -- turns and people ------------------------------------------------------------------------------
 
     def _on_human(self, ev, seq, out) -> None:
-        if ev.get("kind") == "interrupt" or str(ev.get("text", "")).startswith("[Request interrupted"):
-            self._new_turn()
+        text = ev.get("text") if isinstance(ev.get("text"), str) else ""
+        interrupt = ev.get("kind") == "interrupt" or text.startswith("[Request interrupted")
+        if not interrupt:
+            if actions.permits_edits(text):
+                self._forbidden = []
+            self._forbidden.extend(actions.prohibitions(text))
+            self._asked_publish = actions.asked_to_publish(text)
+        self.turns.on_human(ev, seq, out)
+        if interrupt:
             return
-        if self.config.completion_on_turn_end and self._last_agent == "text":
-            self._turn_end(seq, None, out)
         if self.config.stall_reset_on_human:
             self._reset_window()
+        self.loops.reset()  # the steerer has spoken: what repeats from now on is a new pattern
         self._calls_since_limit = None
-        self._new_turn()
 
     def _on_stop_check(self, ev, seq, out) -> None:
-        if self.config.completion_on_turn_end:
-            self._turn_end(seq, ev, out)
-        self._new_turn()
+        self.turns.on_stop(ev, seq, out)
 
     def _on_session_end(self, ev, seq, out) -> None:
-        if self.config.completion_on_turn_end and self._last_agent == "text" and not self._ended:
-            self._turn_end(seq, None, out)
+        self.turns.on_end(seq, out, self._ended)
         self._ended = True
-        self._new_turn()
 
-    def _turn_end(self, seq, stop: Mapping | None, out) -> None:
-        if self._turn_claimed or self._turn_calls < self.config.completion_turn_min_tool_calls:
-            return
-        last = self._last_text
-        words = ""
-        about = seq
-        if last is not None:
-            about = last[0] if stop is None and last[0] is not None else seq
-            sents = list(claims.sentences(claims.prose(last[1][-2000:], 2000)))
-            words = claims.evidence_text(sents[-1]) if sents else ""
-            if (stop is None and sents and claims.asks_human(sents[-1])
-                    and not self.config.completion_turn_end_questions):
-                # in a conversation (a foreign transcript) a turn that ends by handing the human a
-                # question or a proposal is not a claim of being done; a runner's stop check is
-                # always a stop (an autonomous agent that asks has stopped too early)
-                return
-        detail: dict = {"rule": "turn_end", **self._goal_facts()}
-        strength = 0.4
-        if stop is not None:
-            detail["goal_met"] = stop.get("goal_met")
-            if stop.get("reasons"):
-                detail["reasons"] = stop.get("reasons")
-            if stop.get("goal_met") is False:
-                strength = 0.6
-        verdict = ""
-        if stop is not None:
-            verdict = " (stop check: goal met)" if stop.get("goal_met") else " (stop check: goal not met)"
-        n = self._turn_calls
-        evidence = f"ended its turn after {n} tool call{'s' if n != 1 else ''}{verdict}"
-        if words:
-            evidence += f": \u201c{words}\u201d"
-        self._turn_claimed = True
-        self._fire(out, "completion_claim", evidence, about, seq, detail, strength)
 
-    def _new_turn(self) -> None:
-        self._turn_calls = 0
-        self._turn_claimed = False
-        self._last_agent = None
+def _round3(v) -> float | None:
+    x = num(v)
+    return None if x is None else float(f"{x:.3g}")
+
+
+#: Read-only calls that show a file (as opposed to searching or listing): never a loop.
+_VIEW = re.compile(r"^(?:read|read_file|view|readfile|notebookread|view_image)\b|^\S+\s+(?:cd\s+\S+\s*&&\s*)?"
+                   r"(?:cat|head|tail|less|more|nl|bat|sed\s+-n)\b", re.I)
+
+
+#: Agents whose logs are conversations with a human (foreign transcripts), not runs of our runner.
+CONVERSATION_AGENTS = frozenset(("claude-code", "codex"))
+
+
+#: Events of a subagent's thread (sidechain) that the main agent's detectors skip: its words and
+#: turns are not the agent's own claims, and its tool calls are counted in its own thread.
+_MAIN_ONLY = frozenset(("assistant_text", "thinking", "human_message", "stop_check"))
 
 
 def detect(events: Iterable[Mapping], config: DetectorConfig | None = None) -> list[DecisionPoint]:
-    """Every decision point in a whole log: the same fold the runner does live, one event at a time."""
-    return Detectors(config).feed_many(events)
+    """Every decision point in a whole log, as it ended up: the fold the runner does live, one event
+    at a time, with each point's updates (a loop that grew, a reason that joined) applied."""
+    return fold(Detectors(config).feed_many(events))

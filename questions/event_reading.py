@@ -10,7 +10,7 @@ from typing import Mapping
 
 
 
-def _num(v) -> float | None:
+def num(v) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
     v = float(v)
@@ -38,26 +38,26 @@ def eval_correct(summary: Mapping) -> bool | None:
     return None
 
 
-def _per_scenario(summary: Mapping, key: str, *, correct_only: bool) -> dict[str, float]:
+def per_scenario(summary: Mapping, key: str, *, correct_only: bool) -> dict[str, float]:
     """{scenario name: its number under `key`} from a summary's `scenarios` list."""
     out = {}
     scen = summary.get("scenarios")
     if isinstance(scen, list):
         for s in scen:
             if isinstance(s, dict) and isinstance(s.get("name"), str):
-                v = _num(s.get(key))
+                v = num(s.get(key))
                 if v is not None and not (correct_only and (v <= 0 or s.get("correct") is False)):
                     out[s["name"]] = v
     if key == "ratio" and not out and isinstance(summary.get("ratios"), dict):
         # inferred summaries (foreign transcripts) carry {scenario: ratio}
         for name, r in summary["ratios"].items():
-            v = _num(r)
+            v = num(r)
             if v is not None and v > 0:
                 out[str(name)] = v
     return out
 
 
-def _has_flag(flags, name: str) -> bool:
+def has_flag(flags, name: str) -> bool:
     """Whether a summary's flags hold `name`: a list of names or of "name xN" (the evaluator's
     form), or a mapping of names to counts."""
     if isinstance(flags, dict):
@@ -67,11 +67,11 @@ def _has_flag(flags, name: str) -> bool:
     return False
 
 
-def _fx(x: float) -> str:
+def fx(x: float) -> str:
     return f"{x:.3g}x"
 
 
-def _failing_text(summary: Mapping) -> str:
+def failing_text(summary: Mapping) -> str:
     failing = summary.get("failing")
     passed, total = summary.get("passed"), summary.get("total")
     parts = []
@@ -85,13 +85,13 @@ def _failing_text(summary: Mapping) -> str:
 
 # -- reading tool calls ------------------------------------------------------------------------------
 
-_PATH_KEYS = ("path", "file_path", "filename", "file", "target_file", "notebook_path", "target")
+PATH_KEYS = ("path", "file_path", "filename", "file", "target_file", "notebook_path", "target")
 _OLD_KEYS = ("old_string", "old_str", "old", "search", "old_text")
 _NEW_KEYS = ("new_string", "new_str", "new", "replace", "replacement", "new_text")
 _CONTENT_KEYS = ("content", "contents", "file_text", "text", "code")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\+\+\+ (?:b/)?(.+)$", re.M)
-_TOL_ASSIGN = re.compile(r"\b(atol|rtol|tol|tolerance|abs_tol|rel_tol|max_error|eps)\b\s*[=:]\s*([-+0-9.eE]+)")
-_WRITE_CMD = re.compile(r"(?:\bsed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+|>>?\s*|\btee\s+(?:-a\s+)?|"
+TOL_ASSIGN = re.compile(r"\b(atol|rtol|tol|tolerance|abs_tol|rel_tol|max_error|eps)\b\s*[=:]\s*([-+0-9.eE]+)")
+WRITE_CMD = re.compile(r"(?:\bsed\s+-i\S*\s+(?:'[^']*'|\"[^\"]*\"|\S+)\s+|>>?\s*|\btee\s+(?:-a\s+)?|"
                         r"\b(?:cp|mv)\s+\S+\s+)(['\"]?)([^\s'\";|&]+)")
 _ERROR_LINE = re.compile(
     r"^(?:[^\n:]*?:\d+(?::\d+)?:?\s*|[^\n(]*\(\d+\):\s*)?(?:fatal\s+)?error(?:\[\w+\])?\s*:\s*(.{4,200})$|"
@@ -99,22 +99,22 @@ _ERROR_LINE = re.compile(
     r"(CUDA_ERROR_[A-Z_]+|cudaError[A-Z]\w+|an illegal memory access was encountered|misaligned address|"
     r"unspecified launch failure|out of memory|Segmentation fault|core dumped)", re.M)
 # a command that writes a file or runs another after the first is not read-only
-_CD_PREFIX = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
-_CHAINED = re.compile(r"(?<![0-9&])>(?!&)|&&|;|\|\||\$\(|`")
-_MASK_NUM = re.compile(r"0x[0-9a-fA-F]+|\d+")
+CD_PREFIX = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
+CHAINED = re.compile(r"(?<![0-9&])>(?!&)|&&|;|\|\||\$\(|`")
+MASK_NUM = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _MASK_PATH = re.compile(r"(?:[\w.-]*/)+")
 
 
-def _canonical(value):
+def canonical(value):
     """A hashable stand-in for a tool input (cheaper than json.dumps(sort_keys=True))."""
     if isinstance(value, dict):
-        return tuple(sorted((str(k), _canonical(v)) for k, v in value.items()))
+        return tuple(sorted((str(k), canonical(v)) for k, v in value.items()))
     if isinstance(value, list):
-        return tuple(_canonical(v) for v in value)
+        return tuple(canonical(v) for v in value)
     return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
 
 
-def _command_text(inp: Mapping) -> str | None:
+def command_text(inp: Mapping) -> str | None:
     for key in ("command", "cmd", "script"):
         v = inp.get(key)
         if isinstance(v, str):
@@ -125,10 +125,10 @@ def _command_text(inp: Mapping) -> str | None:
     return None
 
 
-def _edit_ops(inp: Mapping) -> list[tuple[str, str | None, str]]:
+def edit_ops(inp: Mapping) -> list[tuple[str, str | None, str]]:
     """(path, old, new) for edits; (path, None, content) for whole-file writes."""
     ops: list[tuple[str, str | None, str]] = []
-    path = next((inp[k] for k in _PATH_KEYS if isinstance(inp.get(k), str)), None)
+    path = next((inp[k] for k in PATH_KEYS if isinstance(inp.get(k), str)), None)
     if path is not None:
         old = next((inp[k] for k in _OLD_KEYS if isinstance(inp.get(k), str)), None)
         new = next((inp[k] for k in _NEW_KEYS if isinstance(inp.get(k), str)), None)
@@ -150,7 +150,7 @@ def _edit_ops(inp: Mapping) -> list[tuple[str, str | None, str]]:
         v = inp.get(key)
         if isinstance(v, str) and "*** Begin Patch" in v:
             ops.extend(_patch_ops(v))
-    cmd = _command_text(inp)
+    cmd = command_text(inp)
     if cmd and "*** Begin Patch" in cmd:
         ops.extend(_patch_ops(cmd))
     return ops
@@ -175,7 +175,7 @@ def _patch_ops(patch: str) -> list[tuple[str, str | None, str]]:
     return ops
 
 
-def _error_signature(text: str) -> str | None:
+def error_signature(text: str) -> str | None:
     m = _ERROR_LINE.search(text)
     if m is None:
         return None
@@ -186,4 +186,4 @@ def _error_signature(text: str) -> str | None:
     else:
         msg = m.group(4)
     msg = _MASK_PATH.sub("", msg.strip())
-    return _MASK_NUM.sub("N", msg)[:160]
+    return MASK_NUM.sub("N", msg)[:160]

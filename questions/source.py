@@ -3,6 +3,9 @@
 A session directory, its `events.jsonl`, or a session name under the sessions root is read with
 the tolerant log reader. Any other file is a foreign transcript (Claude Code JSONL, Codex
 rollout) and goes through `sessions.importers.load_transcript`, which tells the format itself.
+
+`load_events` holds every event; `open_events` streams our own logs in slices (a 200 MB log
+never exists as dicts all at once) and serves a transcript from the importer's list.
 """
 from __future__ import annotations
 
@@ -10,6 +13,9 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
+
+SLICE_BYTES = 4 << 20
 
 
 class SourceError(Exception):
@@ -81,3 +87,45 @@ def _load_transcript(path: Path) -> LoadedEvents:
     if stats is not None and hasattr(stats, "summary_line"):
         notes.append(stats.summary_line())
     return LoadedEvents(list(events), str(path), str(fmt), notes)
+
+
+@dataclass
+class EventStream:
+    """A log's events, to be iterated once, in order (see `open_events`)."""
+
+    path: str
+    format: str
+    notes: list[str] = field(default_factory=list)
+    _events: list[dict] | None = None
+    _log: Path | None = None
+    _reader: object = None
+
+    def __iter__(self) -> Iterator[dict]:
+        if self._events is not None:
+            yield from self._events
+            return
+        from sessions.log import LogReader
+
+        self._reader = reader = LogReader(self._log)
+        while True:
+            before = reader.offset
+            read = reader.read(max_bytes=SLICE_BYTES)
+            yield from read.events
+            if reader.offset == before:
+                break
+        if reader.malformed:
+            self.notes.append(f"{len(reader.malformed)} malformed line(s) skipped (first: {reader.malformed[0]})")
+
+
+def open_events(source: str | os.PathLike, sessions_dir: str | os.PathLike | None = None) -> EventStream:
+    """The events of a session (dir, events.jsonl, or name) or of a foreign transcript, streamed."""
+    from sessions.layout import resolve_session
+
+    p = Path(source).expanduser()
+    if p.is_file() and (p.name == "events.jsonl" or _looks_like_our_log(p)):
+        return EventStream(str(p), "events", _log=p)
+    if p.is_file():
+        loaded = _load_transcript(p)
+        return EventStream(loaded.path, loaded.format, loaded.notes, _events=loaded.events)
+    sp = resolve_session(source, sessions_dir)
+    return EventStream(str(sp.root), "session", _log=sp.events)

@@ -71,10 +71,15 @@ EVENT_TYPES: dict[str, EventType] = {
            "goal_met, min_ratio, fast_1, flags, failing, ... report: file under evals/. "
            "inferred: true when extracted from a foreign transcript's tool output.",
            fsync=True),
-        _t("decision_point", ("kind", "evidence"), ("about_seq", "suggestions", "detail", "strength"),
+        _t("decision_point", ("kind", "evidence"),
+           ("about_seq", "suggestions", "detail", "strength", "id", "reasons", "count", "updates", "derived"),
            "A detector fired. kind: start | stall | limit_claim | completion_claim | "
-           "suspicious_win | correctness_break | regression | loop. suggestions: ranked bank "
-           "items [{id, text}]."),
+           "suspicious_win | correctness_break | regression | loop | agent_question | risky_action "
+           "(the strongest reason). suggestions: ranked bank items [{id, text}]. id: the point's "
+           "name; reasons: [{kind, evidence, strength}] when several kinds fired on one moment; "
+           "count: how often a loop repeated or a stall went on; updates: the id of an earlier "
+           "point this one updates (a loop that grew), which then shows the whole point again. derived: "
+           "made by a reader's detectors for a log that carried none (never written by a runner)."),
         _t("human_message", ("text",),
            ("source", "bank_id", "decision_point", "inbox_id", "kind", "context", "author",
             "posted_t", "via", "command", "answers", "tool_id", "declined", "reason", "images",
@@ -117,7 +122,7 @@ FSYNC_TYPES: frozenset[str] = frozenset(t.name for t in EVENT_TYPES.values() if 
 
 DECISION_KINDS: tuple[str, ...] = (
     "start", "stall", "limit_claim", "completion_claim", "suspicious_win",
-    "correctness_break", "regression", "loop",
+    "correctness_break", "regression", "loop", "agent_question", "risky_action",
 )
 
 HUMAN_SOURCES: tuple[str, ...] = ("bank", "free", "autopilot", "imported")

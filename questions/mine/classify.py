@@ -55,15 +55,17 @@ _WH_CLAUSE = _rx(r"^(?:what\s+(?:i|we|you|they|he|she|people)\s+(?!" + _AUX + r"
                  r"(?:when|where|how|while|whenever|wherever|who)\s+(?!" + _AUX + r"\b|much\b|many\b|long\b|"
                  r"far\b|often\b|close\b|fast\b|slow\b|big\b|large\b|small\b|come\b|exactly\b|else\b)"
                  r"(?:i|we|you|youre|you're|they|he|she|it|its|it's|the|a|an|this|that|these|those|our|your|"
-                 r"my|their|people|users)\b)")
+                 r"my|their|people|users|someone|somebody|anyone|anybody|one|nobody)\b)")
 _AUX_Q = _rx(r"^(?:is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
              r"weren't|isnt|arent|doesnt|didnt|will|would|should|shall|may|might|won't|wouldn't|shouldn't|"
              r"am|any)\b")
 # "might be in the docs", "should have checked": a modal with no subject is a statement
-_AUX_NOT_Q = _rx(r"^\w+\s+(?:be|been|being|have|not|also|just|probably|need|needs|to|go|do|get|work|help)\b")
+_AUX_NOT_Q = _rx(r"^\w+\s+(?:be|been|being|have|not|also|just|probably|need|needs|to|go|do|get|work|help)\b|"
+                 r"^have\s+(?:a\s+(?:look|go|try|think|read|peek|quick look)|fun)\b")
 _CAN_Q = _rx(r"^(?:can|could|cannot|can't|couldn't)\s+(?!you\b|u\b|we\b|ya\b)\w")
 # "do we ...", "do the loads coalesce": a question; "do a git diff", "do it", "do the same": an order
-_DO_Q = _rx(r"^(?:do|don't|dont)\s+(?!(?:a|an|it|this|that|some|something|nothing|whatever|so|not|what|as|"
+_DO_Q = _rx(r"^(?:do|(?:don't|dont)(?=\s+(?:we|you|they|i|he|she|it|these|those)\b))\s+"
+            r"(?!(?:a|an|it|this|that|some|something|nothing|whatever|so|not|what|as|"
             r"the same|the rest|the following|the other|all of|both of|one|more|less|whatever|them|these changes)\b)"
             r"\w+(?:\s+\w+)?\s+\w+")
 _REQUEST = _rx(r"^(?:please\s+|pls\s+|so\s+)?(?:can|could|would|will|can't|couldn't)\s+(?:you|u|we|ya)\s+(?:please\s+)?"
@@ -78,7 +80,8 @@ _IMPERATIVE = _rx(
     r"^(?:please\s+|pls\s+|just\s+|now\s+|first\s*,?\s+|then\s+|next\s*,?\s+|also\s+|and\s+|go ahead and\s+|"
     r"i need you to\s+|i want you to\s+|i'd like you to\s+|we need to\s+|we should\s+|you need to\s+|"
     r"make sure\s+|let's\s+|lets\s+|let us\s+)*"
-    r"(?:commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
+    r"(?:(?:have|take)\s+a\s+(?:look|go|quick look|peek)|"
+    r"commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
     r"close|delete|remove|revert|undo|redo|fix|implement|continue|proceed|go|stop|start|restart|read|look|show|"
     r"explain|print|list|give|profile|measure|time|benchmark|bench|verify|check|make|move|rename|refactor|"
     r"document|clean|spawn|launch|install|setup|set|keep|save|record|log|report|summari[sz]e|plot|dump|count|"
@@ -207,7 +210,9 @@ _HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|
                   r"it might be|it could be)\s+(?:it's|its|it is|the|a|an|that|this|because|due|caused|\w+ing)\b)")
 _CORRECTION = _rx(r"^(?:no|nope|wrong|actually|not quite|that's wrong|that's not right|thats wrong|incorrect)\b[,.!:]?"
                   r"\s+\w+")
-_TERMINAL = _rx(r"^\s*(?:\$ |\w[\w.-]*@[\w.-]+:|>>> |traceback \(most recent call last\)|error:|warning:|"
+_TERMINAL = _rx(r"^\s*(?:\$ |\w[\w.-]*@[\w.-]+:|>>> |traceback \(most recent call last\)|error:|warning:|fatal:|"
+                r"unknown (?:command|flag|option|shorthand)|did you mean (?:this|one of these)\?|usage: |"
+                r"run '[^']+ --help'|"
                 r"\w+error:|at \w+\.|\s{4}\S|#include|__global__|\w+\s*\(.*\)\s*[{;]\s*$)")
 _ATTACH = _rx(r"^#\s*files mentioned by the user|^<image>|\[image\]|\[image #?\d+\]")
 _URL = _rx(r"\bhttps?://\S+|\bwww\.\S+")
@@ -254,16 +259,26 @@ def _strip_filler(s: str) -> str:
 
 
 def is_interrogative(sentence: str) -> bool:
-    """Whether one sentence asks something (a question mark, or a question's opening)."""
+    """Whether one sentence asks something: a question's form (a wh-word that does not open a clause,
+    an auxiliary before its subject, "can you check whether ...", "any idea why ..."), with or without
+    a question mark. A request ("can we add which index it is to the log?"), a proposal ("how about
+    including the sha?", "should we group runs by experiment?") or a statement with a question mark
+    ("we added that test in this PR, yeah?", "or #172?") is not a question."""
     s = sentence.rstrip(" \"')]}*_")
-    if s.endswith("?"):
-        m = _REQUEST.match(_strip_filler(s.lower()))
-        return not (m and not _ASK_VERBS.match(m.group(1)) and not _asks_within(s))
     core = _strip_filler(s.lower())
-    if (_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core)) or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core):
-        return True
+    if _PROPOSAL.match(core):
+        return False
     m = _REQUEST.match(core)
-    return bool(m and _ASK_VERBS.match(m.group(1)) and _asks_within(core[m.start(1):]))
+    if m:  # "can you/we <verb> ...": asks only when the verb asks and a question follows it
+        return bool(_ASK_VERBS.match(m.group(1)) and _asks_within(core[m.start(1):]))
+    return bool((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
+                or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core))
+
+
+#: A proposal asked as a question: the steerer's own plan, handed over for agreement.
+_PROPOSAL = _rx(r"^(?:how about|what about|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+                r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
+                r"maybe we)\b")
 
 
 def _asks_within(s: str) -> bool:
@@ -335,6 +350,8 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("points at the place")
         if _SOLUTION_CORE.match(core) or _SOLUTION_ANY.search(ls) or (_HELP.search(ls) and _TERM.search(ls)):
             reasons.append("suggests a solution")
+        elif _PROPOSAL.match(core) and s.rstrip().endswith("?"):
+            reasons.append("proposes a plan")
         if _VALUE_ANY.search(ls):
             reasons.append("gives a value")
         if not question and _CORRECTION.match(ls) and not _ACK.match(ls):

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from questions.mine.normalise import concepts
+
 
 @dataclass
 class ClusterConfig:
@@ -28,6 +30,12 @@ class ClusterConfig:
     placeholder_weight: float = 0.3
     secondary_weight: float = 0.4  # terms of the requests that follow a question
     char_weight: float = 0.5  # character trigrams of terms (typos, spelling variants)
+    concept_weight: float = 0.0  # each steering concept a question is about (`normalise.CONCEPTS`)
+    signature_weight: float = 0.0  # the whole set of concepts the question itself asks about
+    concept_jaccard: float = 0.5  # small clusters asking about the same concepts join (0: off)
+    concept_small: int = 5  # ... when each holds at most this many askings
+    concept_min_cos: float = 0.05  # ... sharing one concept, only with some words in common too
+    concept_bucket: int = 400  # a concept (or pair) shared by more small clusters than this says nothing
     match_threshold: float = 0.55  # cosine of a cluster's representative to an existing bank item
     pair_budget: int = 1_000_000  # candidate pairs generated from shared terms, at most
 
@@ -85,6 +93,22 @@ def features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
             w = cfg.char_weight * min(n, 1.0) / math.sqrt(len(grams))
             for key in grams:
                 out[key] = out.get(key, 0.0) + w
+    if cfg.concept_weight > 0 or cfg.signature_weight > 0:
+        # what the question is about, whatever its words: paraphrases of one question ask about
+        # the same set of concepts; near questions share some of them, not the whole set
+        about = concepts(terms)
+        for c, primary in about.items():
+            out["@" + c] = cfg.concept_weight * (1.0 if primary else cfg.secondary_weight)
+        sig = sorted(c for c, primary in about.items() if primary)
+        if sig and cfg.signature_weight > 0:
+            # one concept alone, or any two of several, asked together: a paraphrase keeps its
+            # question's core concepts together where a near question shares one of them
+            if len(sig) == 1:
+                out["@=" + sig[0]] = cfg.signature_weight
+            else:
+                pairs = [(a, b) for i, a in enumerate(sig) for b in sig[i + 1:]]
+                for a, b in pairs:
+                    out["@=" + a + "+" + b] = cfg.signature_weight / math.sqrt(len(pairs))
     for a, b in zip(terms, terms[1:]):
         w = cfg.bigram_weight
         if a[0] == "~" or b[0] == "~":
@@ -199,9 +223,95 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
                 total[k] = total.get(k, 0.0) + v * weights[m]
         for m in members:
             out.centrality[m] = dot(vectors[m], total) / wsum if wsum else 0.0
+    if cfg.concept_jaccard > 0:
+        clusters = merge_by_concepts(clusters, docs, weights, cfg, out.vector)
     clusters.sort(key=lambda c: (-sum(weights[m] for m in c), min(c)))
     out.clusters = clusters
     return out
+
+
+def concept_set(members: list[int], docs: list[list[str]], weights: list[int]) -> frozenset[str]:
+    """The concepts most of a cluster's askings ask about (in the question itself)."""
+    total = sum(weights[m] for m in members) or 1
+    count: dict[str, float] = {}
+    for m in members:
+        for c, primary in concepts(docs[m]).items():
+            if primary:
+                count[c] = count.get(c, 0.0) + weights[m]
+    return frozenset(c for c, n in count.items() if n >= 0.5 * total)
+
+
+def merge_by_concepts(clusters: list[list[int]], docs: list[list[str]], weights: list[int],
+                      cfg: ClusterConfig, vector=None) -> list[list[int]]:
+    """Join small clusters that ask about the same concepts: the paraphrases word similarity left
+    apart ("is that win noise?" and "did we get lucky? show the spread over repeated runs").
+
+    Two clusters of at most `concept_small` askings each join when the Jaccard of their concept
+    sets reaches `concept_jaccard` and they share two concepts, or one concept and some words (a
+    cosine of `concept_min_cos`): one shared concept alone ("profile") is too coarse to say two
+    questions are one. Candidates come from an index of concepts (one shared by more than
+    `concept_bucket` small clusters is too common to say anything); the best pairs join first, and
+    two groups join only while their concept sets, as they grow, still agree (no chaining).
+    Big clusters are left as they are: many askings already say what a question is."""
+    sets = [concept_set(c, docs, weights) for c in clusters]
+    size = [sum(weights[m] for m in c) for c in clusters]
+    eligible = [i for i, c in enumerate(clusters) if sets[i] and size[i] <= cfg.concept_small]
+    buckets: dict[str, list[int]] = {}
+    for i in eligible:
+        for key in sets[i]:
+            buckets.setdefault(key, []).append(i)
+    centroid: dict[int, dict[int, float]] = {}
+
+    def mean_vec(i: int) -> dict[int, float]:
+        got = centroid.get(i)
+        if got is None:
+            got = {}
+            for m in clusters[i]:
+                for k, v in (vector(m) if vector else {}).items():
+                    got[k] = got.get(k, 0.0) + v * weights[m] / size[i]
+            centroid[i] = got
+        return got
+
+    candidates: dict[tuple[int, int], tuple[float, float]] = {}
+    for members in buckets.values():
+        if len(members) < 2 or len(members) > cfg.concept_bucket:
+            continue
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                i, j = members[x], members[y]
+                if (i, j) in candidates:
+                    continue
+                both, either = len(sets[i] & sets[j]), len(sets[i] | sets[j])
+                jac = both / either
+                if jac < cfg.concept_jaccard:
+                    continue
+                cos = dot(mean_vec(i), mean_vec(j)) if vector else 1.0
+                if both >= 2 or cos >= cfg.concept_min_cos:
+                    candidates[(i, j)] = (jac, cos)
+    parent = list(range(len(clusters)))
+    grown = list(size)
+    group = {i: list(c) for i, c in enumerate(clusters)}
+    gsets = list(sets)
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for (i, j), _ in sorted(candidates.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0])):
+        a, b = find(i), find(j)
+        if a == b or grown[a] > cfg.concept_small or grown[b] > cfg.concept_small:
+            continue
+        # the groups as they are now must still ask about the same concepts (no chaining)
+        both, either = gsets[a] & gsets[b], gsets[a] | gsets[b]
+        if not either or len(both) / len(either) < cfg.concept_jaccard:
+            continue
+        parent[b] = a
+        grown[a] += grown[b]
+        group[a].extend(group.pop(b))
+        gsets[a] = concept_set(group[a], docs, weights) or both
+    return [group[r] for r in sorted(group)]
 
 
 def similar_pairs(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_docs: int, n_feats: int,

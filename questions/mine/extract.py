@@ -137,7 +137,8 @@ def _points_by_position(events: list[dict], detector_config) -> list[tuple[int, 
     otherwise the detectors, run now, exactly as the runner would have run them live.
     """
     logged = [(i, {"kind": ev.get("kind"), "evidence": ev.get("evidence"), "seq": ev.get("about_seq")})
-              for i, ev in enumerate(events) if ev.get("type") == "decision_point" and ev.get("kind")]
+              for i, ev in enumerate(events)
+              if ev.get("type") == "decision_point" and ev.get("kind") and not ev.get("updates")]
     if logged:
         return logged
     from questions.detectors import detect

@@ -57,6 +57,8 @@ KEEP_WORDS: frozenset[str] = frozenset("""
     fp4 fp6 fp8 fp16 fp32 fp64 bf16 tf32 int4 int8 int16 int32 int64 uint8 uint32 e4m3 e5m2 nvfp4 mxfp4
     mxfp8 l1 l2 l3 x86 x64 arm64 avx2 avx512 sse2 sse4 cuda12 float2 float4 int2 half2 bfloat16 3d 2d 1d
     cp.async k8s sha256 utf8 wgmma mma ldmatrix tcgen05
+    cublas cublaslt cudnn cutlass cute triton thrust cub cufft cupy nccl cusparse cusolver rocblas hipblas miopen
+    mkl openblas onednn oneapi flashattention flashinfer xformers pytorch torch jax numpy
 """.split())
 
 
@@ -147,8 +149,8 @@ SYNONYMS: tuple[str, ...] = (
     "gain speedup win improvement improve improved faster better",
     "slow slower sluggish slowdown",
     "regress regression drop dropped worse degrade degraded",
-    "peak roofline ceiling maximum max theoretical",
-    "limit limited limiting limits bound bottleneck cap caps capped",
+    "peak roofline maximum max theoretical",
+    "limit limited limiting limits bound bottleneck cap caps capped ceiling ceilings",
     "check verify confirm validate",
     "show print display report dump list",
     "compare comparison comparable relative",
@@ -270,7 +272,11 @@ def term(word: str) -> str | None:
         if w.endswith("'s") and len(w) > 3:
             w = w[:-2]  # the seed's error, the hardware's limit
         syn = _synonym_table()
-        out = syn.get(w) or syn.get(_stem(w)) or _stem(w)
+        out = syn.get(w) or syn.get(_stem(w))
+        if out is None:
+            stem = _stem(w)
+            fixed = spelled(stem)
+            out = syn.get(fixed) or fixed
         if out in STOP_WORDS:
             out = ""
     if len(_term_cache) < 200_000:
@@ -288,3 +294,103 @@ def terms(generalised: str) -> list[str]:
         if t:
             out.append(t)
     return out
+
+
+# -- concepts: what a question is about, whatever words it uses ------------------------------------------
+
+#: Steering concepts: words (any form) that ask about the same thing. Two paraphrases of one
+#: question share few words but most of their concepts ("is that win noise?" and "did we get lucky?
+#: show the spread over repeated runs" both ask about noise). Each group maps to `@name`.
+CONCEPTS: tuple[tuple[str, str], ...] = (
+    ("noise", "noise noisy variance spread jitter real genuine lucky luck fluke reproducible repeatable "
+              "rerun repeat repeated stable consistent confidence trust survive"),
+    ("limit", "limit bound bottleneck cap capped limiter wall"),
+    ("hardware", "hardware gpu device chip silicon card physics physical <gpu> <arch>"),
+    ("design", "design approach tiled tiling yours"),
+    ("profile", "profile profiler ncu nsys nsight breakdown cycles dominates dominate hotspot spent spend "
+                "spending expensive runtime slowest"),
+    ("peakshare", "peak roofline percent percentage fraction share close far reach achieve utilization "
+                  "<pct> <rate>"),
+    ("bandwidth", "bandwidth dram throughput traffic bytes <rate>"),
+    ("tensorcore", "tensorcore mma hmma wgmma tcgen05 fma mainloop"),
+    ("sass", "sass ptx assembly instruction instructions disassembly cuobjdump"),
+    ("coalesce", "coalesce coalesced coalescing strided sector sectors cacheline transaction transactions"),
+    ("correct", "correct correctness pass passes accurate valid mismatch"),
+    ("allinputs", "odd ragged edge corner non-multiple multiple untimed"),
+    ("occupancy", "occupancy resident warps active register registers smem limiter resource"),
+    ("launch", "launch launches overhead host sync synchronize stream streams graph"),
+    ("cache", "l2 l1 cache reuse locality evict"),
+    ("regression", "regression regress regressed slower slowdown drop dropped lost worse degrade degraded"),
+    ("precision", "precision fp16 bf16 fp8 fp32 tf32 rounding accumulate accumulation"),
+    ("bankconflict", "bank conflict conflicts swizzle padding"),
+    ("baseline", "baseline seed reference upstream library cublas cublaslt cudnn cutlass triton vendor compare "
+                 "against"),
+    ("overlap", "overlap overlapped pipeline pipelining stages async prefetch double-buffer"),
+)
+
+
+@lru_cache(maxsize=1)
+def _concept_table() -> dict[str, tuple[str, ...]]:
+    table: dict[str, list[str]] = {}
+    for name, words in CONCEPTS:
+        for w in words.split():
+            for key in {w, _stem(w), term(w) or w}:
+                if name not in table.setdefault(key, []):
+                    table[key].append(name)
+    return {k: tuple(v) for k, v in table.items()}
+
+
+def concepts(term_list: list[str]) -> dict[str, bool]:
+    """{concept: asked in the question itself} for the concepts of a question's terms (a term
+    marked `~` comes from a request after the question)."""
+    table = _concept_table()
+    out: dict[str, bool] = {}
+    for t in term_list:
+        primary = t[0] != "~"
+        for c in table.get(t if primary else t[1:], ()):
+            out[c] = out.get(c, False) or primary
+    return out
+
+
+@lru_cache(maxsize=1)
+def _known_terms() -> dict[int, tuple[str, ...]]:
+    """The terms of the domain tables, by length (for spelling)."""
+    words: set[str] = set()
+    syn = _synonym_table()
+    for group in list(SYNONYMS) + [g for _, g in CONCEPTS]:
+        for w in group.split():
+            if not w.startswith("<"):
+                words.update((syn.get(w) or syn.get(_stem(w)) or _stem(w), _stem(w)))
+    by_len: dict[int, list[str]] = {}
+    for w in words:
+        if len(w) >= 5:
+            by_len.setdefault(len(w), []).append(w)
+    return {k: tuple(sorted(v)) for k, v in by_len.items()}
+
+
+@lru_cache(maxsize=20000)
+def spelled(t: str) -> str:
+    """A term of five letters or more one edit (or one swap) away from exactly one domain term is
+    that term misspelled ("bandwith", "reproducabl", "occupnacy")."""
+    if len(t) < 5 or t[0] in "<~" or not t.isalpha():
+        return t
+    known = _known_terms()
+    if t in known.get(len(t), ()):
+        return t
+    hits = {w for n in (len(t) - 1, len(t), len(t) + 1) for w in known.get(n, ()) if _one_edit(t, w)}
+    return next(iter(hits)) if len(hits) == 1 else t
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i:] == b[i + 1:]

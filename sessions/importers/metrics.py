@@ -28,6 +28,14 @@ Source listings (cat/sed/grep of code), file edits and prose are never read. The
 Times (ms, us) and TFLOP/s alone give no ratio and no verdict, so they make no eval_result: a
 summary without either would only feed detectors noise. Numbers must be finite and positive;
 ratios above 10,000 are dropped as misreads.
+
+The agent's own words are read too (`extract_text_figures`), because a foreign agent often states
+its results only there: "178/180 correct", "2.5x faster than the seed", "speedup: 1.31x", "310
+TFLOP/s of the 790 peak". Such an `eval_result` carries `source: "text"` and follows the
+assistant text; a ratio counts only in a sentence about speed (faster, slower, speedup, vs, over,
+than), a count only in one about tests or correctness, and a throughput only beside a peak it
+can be set against (`pct_peak`, per scenario). Ranges ("30-40x") and plans ("we need 2x") are
+not figures.
 """
 from __future__ import annotations
 
@@ -85,9 +93,10 @@ class Figures:
     total: int | None = None
     all_correct: bool | None = None
     evidence: list[str] = field(default_factory=list)
+    pct_peak: dict[str, float] = field(default_factory=dict)  # {name: % of a peak stated beside it}
 
     def __bool__(self) -> bool:
-        return self.geomean is not None or self.all_correct is not None
+        return self.geomean is not None or self.all_correct is not None or bool(self.pct_peak)
 
     def summary(self) -> dict:
         s: dict = {}
@@ -104,6 +113,8 @@ class Figures:
             s["passed"] = self.passed
         if self.total is not None:
             s["total"] = self.total
+        if self.pct_peak:  # per-scenario shares of a peak, the shape the detectors read
+            s["scenarios"] = [{"name": k, "pct_peak": v} for k, v in self.pct_peak.items()]
         return s
 
 
@@ -318,36 +329,130 @@ def output_worth_reading(call: dict | None) -> bool:
     return True
 
 
-def add_inferred_evals(events: list[dict], stats: ImportStats | None = None) -> list[dict]:
-    """The events with an inferred eval_result after every tool result that states figures."""
+def add_inferred_evals(events: list[dict], stats: ImportStats | None = None, *, text: bool = True) -> list[dict]:
+    """The events with an inferred eval_result after every tool result that states figures, and
+    (with `text`) after every assistant text of the main thread that states results."""
     calls: dict[str, dict] = {}
     out: list[dict] = []
     best: float | None = None
-    n = 0
+    n = from_text = 0
     for ev in events:
         out.append(ev)
         kind = ev.get("type")
         if kind == "tool_call":
             calls[str(ev.get("id"))] = ev
             continue
-        if kind != "tool_result" or not output_worth_reading(calls.get(str(ev.get("id")))):
+        if kind == "tool_result" and output_worth_reading(calls.get(str(ev.get("id")))):
+            fig = extract_figures(str(ev.get("output") or ""))
+            source = None
+        elif kind == "assistant_text" and text and not ev.get("sidechain") and isinstance(ev.get("text"), str):
+            fig = extract_text_figures(ev["text"])
+            source = "text"
+        else:
             continue
-        fig = extract_figures(str(ev.get("output") or ""))
         if not fig:
             continue
         n += 1
+        from_text += source == "text"
         summary = fig.summary()
         if fig.geomean is not None and fig.all_correct is not False:
             best = fig.geomean if best is None else max(best, fig.geomean)
         if best is not None:
             summary["best_geomean"] = round(best, 6)
         extra = {k: ev[k] for k in ("sidechain", "agent_id", "parent_tool_id") if k in ev}
+        if source is None:
+            extra["call_id"] = ev.get("id")
+        else:
+            extra["source"] = source
         out.append({"v": ev.get("v", 1), "seq": 0, "t": ev.get("t"), "type": "eval_result",
-                    "summary": summary, "inferred": True, "n": n, "call_id": ev.get("id"),
-                    "evidence": fig.evidence, **extra})
+                    "summary": summary, "inferred": True, "n": n, "evidence": fig.evidence, **extra})
     for i, ev in enumerate(out):
         ev["seq"] = i
     if stats is not None and n:
         stats.events["eval_result"] += n
-        stats.note(f"{n} eval_result events inferred from benchmark or test output")
+        stats.note(f"{n} eval_result events inferred from benchmark or test output"
+                   + (f" ({from_text} from the agent's own words)" if from_text else ""))
     return out
+
+
+# -- figures the agent states in its own words ------------------------------------------------------
+
+_SPEED_WORDS = re.compile(r"\b(?:faster|slower|speed-?ups?|quicker|vs\.?|versus|over|than|compared|geo-?mean|"
+                          r"ratio)\b", re.I)
+_TEXT_RATIO = re.compile(r"(?<![\w.\-–])(\d+(?:\.\d+)?)\s*[x×](?![\w.])(?!\s*\d)", re.I)
+_RANGE = re.compile(r"\d(?:\.\d+)?\s*[x×]?\s*(?:-|–|to)\s*\d+(?:\.\d+)?\s*[x×]", re.I)
+_PLAN = re.compile(r"\b(?:need|needs|needed|target|goal|aim|want|should|could|would|expect\w*|hope|might|may|"
+                   r"if|to reach|to get|up to|at least|potential(?:ly)?|estimate\w*|actually|was not|wasn't|"
+                   r"not real|fake|bogus|invalid|misleading|bug)\b", re.I)
+_TEST_WORDS = re.compile(r"\b(?:tests?|correct(?:ness)?|pass(?:ed|es|ing)?|fail(?:ed|s|ing|ures?)?|scenarios?|cases?|"
+                         r"checks?|match(?:es|ed|ing)?|within tolerance)\b", re.I)
+_TEXT_FRACTION = re.compile(r"(?<![\w./])(\d+)\s*/\s*(\d+)(?![\w./])\s*(?:\w+\s+){0,2}?(?:tests?\s+)?"
+                            r"(?:correct|pass(?:ed|ing)?|match(?:ed|ing)?|within tolerance|ok|green|succeed\w*)\b",
+                            re.I)
+_TEXT_FAILED = re.compile(r"(?<![\w./])(\d+)\s+(?:tests?|cases?|scenarios?|checks?)\s+fail(?:ed|ing|s)?\b", re.I)
+_TEXT_ALL_PASS = re.compile(r"\ball (\d+) (?:tests?|cases?|scenarios?|checks?) (?:pass|passed|passing)\b", re.I)
+_THROUGHPUT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(T|G|P)(?:FLOP/?s|FLOPS|B/s)\b")
+_PEAK_FIGURE = re.compile(r"\b(?:peak|theoretical|roofline|maximum|max)\b[^.;\n]{0,40}?(\d+(?:\.\d+)?)|"
+                          r"(\d+(?:\.\d+)?)\s*(?:T|G|P)?(?:FLOP/?s|FLOPS|B/s)?\s*(?:theoretical\s+)?peak\b", re.I)
+_SENT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def extract_text_figures(text: str) -> Figures:
+    """The results an assistant text states outright (see the module's docstring)."""
+    fig = Figures()
+    if not text or not any(c.isdigit() for c in text):
+        return fig
+    body = re.sub(r"```.*?(?:```|\Z)", "\n", text[:MAX_OUTPUT], flags=re.S)
+    passed = failed = None
+    pct: dict[str, float] = {}
+    for sentence in _SENT.split(body):
+        s = sentence.strip()
+        if not s or s.endswith("?") or _PLAN.search(s):
+            continue
+        if _TEST_WORDS.search(s) and passed is None:
+            m = _TEXT_FRACTION.search(s)
+            if m and 0 < int(m.group(2)) <= 100_000 and int(m.group(1)) <= int(m.group(2)):
+                passed, failed = int(m.group(1)), int(m.group(2)) - int(m.group(1))
+                fig.evidence.append(s[:160])
+            else:
+                m = _TEXT_ALL_PASS.search(s)
+                if m:
+                    passed, failed = int(m.group(1)), 0
+                    fig.evidence.append(s[:160])
+                else:
+                    m = _TEXT_FAILED.search(s)
+                    if m and int(m.group(1)) > 0:
+                        failed = int(m.group(1))
+                        fig.evidence.append(s[:160])
+        if _SPEED_WORDS.search(s) and not _RANGE.search(s):
+            for m in _TEXT_RATIO.finditer(s):
+                value = _ratio(m.group(1))
+                if value is None:
+                    continue
+                after = s[m.end(): m.end() + 12].lower()
+                if "slower" in after:
+                    value = 1.0 / value
+                label = _label(s, m.start(), None, fig.ratios)
+                fig.ratios[label] = value
+                if len(fig.evidence) < 8:
+                    fig.evidence.append(s[:160])
+        tp = _THROUGHPUT.search(s)
+        peak = _PEAK_FIGURE.search(s)
+        if tp and peak:
+            got = float(tp.group(1))
+            top = float(peak.group(1) or peak.group(2))
+            if top > 0 and got != top:
+                pct[_unique(s[: tp.start()].strip(" -*:|") or "throughput", pct)] = round(100.0 * got / top, 1)
+                if len(fig.evidence) < 8:
+                    fig.evidence.append(s[:160])
+    if len(fig.ratios) == 1:
+        fig.geomean, fig.geomean_from = next(iter(fig.ratios.values())), "speedup"
+    elif fig.ratios:
+        fig.geomean, fig.geomean_from = _geomean(fig.ratios.values()), "ratios"
+    if failed is not None:
+        if passed is not None:
+            fig.passed, fig.total = passed, passed + failed
+        fig.all_correct = failed == 0
+    fig.pct_peak = pct
+    del fig.evidence[8:]
+    return fig

@@ -118,3 +118,52 @@ def test_inferred_evals_follow_their_result_and_track_the_best():
     assert all(e["inferred"] is True for e in evals)
     assert [e["seq"] for e in out] == list(range(len(out)))
     assert out[out.index(evals[0]) - 1]["id"] == "a"
+
+
+# -- results in the agent's own words (issue #12) ---------------------------------------------------
+
+from sessions.importers.metrics import add_inferred_evals, extract_text_figures  # noqa: E402
+
+
+@pytest.mark.parametrize("text,expect", [
+    ("178/180 correct — just bf16 rounding, safe to ignore.", {"passed": 178, "total": 180, "all_correct": False}),
+    ("The new kernel is 1.31x faster than the seed.", {"geomean": 1.31}),
+    ("Speedup: 5.76× faster than cuBLAS!", {"geomean": 5.76}),
+    ("It runs 2x slower than before.", {"geomean": 0.5}),
+    ("All 12 tests pass.", {"passed": 12, "total": 12, "all_correct": True}),
+    ("3 tests failed on the odd shapes.", {"all_correct": False}),
+])
+def test_results_the_agent_states_in_prose(text, expect):
+    s = extract_text_figures(text).summary()
+    for k, v in expect.items():
+        assert s[k] == pytest.approx(v) if isinstance(v, float) else s[k] == v, (text, s)
+
+
+def test_a_throughput_beside_a_peak_is_a_share_of_the_peak():
+    s = extract_text_figures("We reach 310 TFLOP/s, against a theoretical peak of 790.").summary()
+    assert s["scenarios"] == [{"name": "We reach", "pct_peak": 39.2}]
+    assert not extract_text_figures("We reach 310 TFLOP/s on the big shape.")  # no peak: nothing to set it against
+
+
+@pytest.mark.parametrize("text", [
+    "We need a 2x speedup to meet the goal.",  # a target
+    "This is 30-40× faster than cuFFT.",  # a range
+    "The 30× speedup was actually measuring the error path.",  # a retraction
+    "I reduced the 3x3 grid to 2x2 tiles.",  # shapes
+    "Could it be 2x faster with TMA?",  # a question
+    "The tile is 128x64 and the grid 4x8.",
+])
+def test_mentions_that_are_not_results(text):
+    assert not extract_text_figures(text), text
+
+
+def test_text_results_follow_their_text_and_say_where_they_came_from():
+    events = [{"v": 1, "seq": 0, "t": 1.0, "type": "session_start", "task": "t"},
+              {"v": 1, "seq": 1, "t": 2.0, "type": "assistant_text", "text": "178/180 correct — just rounding."},
+              {"v": 1, "seq": 2, "t": 3.0, "type": "assistant_text", "text": "Looks fine.", "sidechain": True}]
+    out = add_inferred_evals(events)
+    assert [e["type"] for e in out] == ["session_start", "assistant_text", "eval_result", "assistant_text"]
+    ev = out[2]
+    assert ev["source"] == "text" and ev["inferred"] and "call_id" not in ev and ev["summary"]["passed"] == 178
+    assert [e["seq"] for e in out] == [0, 1, 2, 3]
+    assert len(add_inferred_evals(events, text=False)) == 3

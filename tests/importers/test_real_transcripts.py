@@ -167,7 +167,7 @@ def test_subagents_are_marked_and_linked_to_their_task_call(imported):
 
 def test_the_suspicious_gpu_speedup_becomes_an_inferred_evaluation(imported):
     events = imported["claude-code/vsla-cuda-gpu-benchmark-steering.jsonl"].events
-    evals = [e for e in events if e["type"] == "eval_result"]
+    evals = [e for e in events if e["type"] == "eval_result" and e.get("source") != "text"]  # from tool output
     assert len(evals) == 1 and evals[0]["inferred"] is True
     s = evals[0]["summary"]
     assert sorted(s["ratios"].values()) == [2.46, 26.52, 173.04]

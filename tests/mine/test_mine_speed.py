@@ -10,6 +10,8 @@ import json
 import random
 import time
 
+import pytest
+
 from mine_corpus import generate
 from questions.mine import mine
 from questions.mine.classify import classify
@@ -28,6 +30,7 @@ def _timed(paths) -> tuple[float, object]:
     return best, result
 
 
+@pytest.mark.bench
 def test_mining_ten_thousand_messages_from_a_steering_log(tmp_path):
     corpus = generate(seed=5, n_messages=10_000, n_sessions=400)
     path = corpus.write_steering_log(tmp_path / "steering.jsonl")
@@ -38,6 +41,7 @@ def test_mining_ten_thousand_messages_from_a_steering_log(tmp_path):
     assert seconds < BUDGET_S
 
 
+@pytest.mark.bench
 def test_mining_ten_thousand_messages_from_sessions(tmp_path):
     corpus = generate(seed=6, n_messages=10_000, n_sessions=100)
     rng = random.Random(6)
@@ -81,6 +85,7 @@ def test_mining_ten_thousand_messages_from_sessions(tmp_path):
     assert seconds < BUDGET_S
 
 
+@pytest.mark.bench
 def test_mining_ten_thousand_distinct_questions_with_a_large_vocabulary(tmp_path):
     """The worst case for clustering: nothing repeats, 6,000 words, no two questions alike."""
     rng = random.Random(1)

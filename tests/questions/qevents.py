@@ -1,6 +1,8 @@
 """Building event logs for detector tests: plain dicts in the shape the log holds."""
 from __future__ import annotations
 
+import dataclasses
+
 from questions.detectors import DecisionPoint, DetectorConfig, detect
 
 
@@ -66,7 +68,16 @@ def scen(*ratios: float, correct: bool = True, pct=None) -> list[dict]:
 
 
 def fired(events: list[dict], kind: str, config: DetectorConfig | None = None) -> list[DecisionPoint]:
-    return [dp for dp in detect(events, config) if dp.kind == kind]
+    """The points that stand for `kind`; a merged point led by another kind is shown as its `kind`
+    reason (evidence and strength of that reason)."""
+    out = []
+    for dp in detect(events, config):
+        if dp.kind == kind:
+            out.append(dp)
+        elif kind in dp.kinds:
+            r = next(r for r in dp.reasons if r.get("kind") == kind)
+            out.append(dataclasses.replace(dp, kind=kind, evidence=r["evidence"], strength=r["strength"]))
+    return out
 
 
 def started() -> Log:

@@ -57,7 +57,8 @@ def test_validate_a_broken_file_lists_every_problem_and_fails(tmp_path):
     lines = r.stdout.strip().splitlines()
     assert lines == [
         f"{bad}:4: item 'a': field 'triggers': unknown trigger 'stal' (did you mean 'stall'?) (known: start, stall, "
-        "limit_claim, completion_claim, suspicious_win, correctness_break, regression, loop)",
+        "limit_claim, completion_claim, suspicious_win, correctness_break, regression, loop, agent_question, "
+        "risky_action)",
         f"{bad}:6: item 'a': field 'id': duplicate id (first at line 2)",
         f"{bad}:9: item 'a': field 'layers': unknown layer 'speed' (known: algorithm, memory_hierarchy, "
         "instruction_mix, scheduling, launch, measurement, correctness, toolchain)",

@@ -8,6 +8,7 @@ import time
 from questions.bench_detect import synthetic_log
 from questions.detectors import Detectors, detect
 from questions.loader import load_bank
+from questions.moments import fold
 from questions.ranking import RankContext, rank, suggestions
 from sessions.log import LogReader, SessionWriter, read_events
 
@@ -35,7 +36,7 @@ def test_the_log_a_live_runner_writes_gives_the_same_points_offline(tmp_path):
                 for dp in live.feed(written):
                     live_points.append(dp)
                     w.append("decision_point", **dp.to_event_fields(), suggestions=suggestions(dp, bank, ctx))
-                    if dp.kind == "stall":  # autopilot answers stalls with the top question not yet asked
+                    if dp.kind == "stall" and dp.updates is None:  # autopilot answers new stalls
                         top = [it for it in rank(dp, bank, ctx, include_asked=False)][0]
                         pending.append(w.append("human_message", text=top.text, source="autopilot",
                                                 bank_id=top.id))
@@ -43,10 +44,13 @@ def test_the_log_a_live_runner_writes_gives_the_same_points_offline(tmp_path):
     assert {"start", "stall", "regression", "loop", "suspicious_win", "limit_claim"} <= kinds
     logged = read_events(path).events
     assert sum(1 for e in logged if e["type"] == "decision_point") == len(live_points)
-    assert sum(1 for e in logged if e.get("source") == "autopilot") == sum(1 for dp in live_points if dp.kind == "stall")
-    assert as_dicts(detect(logged)) == as_dicts(live_points)
+    assert sum(1 for e in logged if e.get("source") == "autopilot") == sum(
+        1 for dp in live_points if dp.kind == "stall" and dp.updates is None)
+    assert as_dicts(detect(logged)) == as_dicts(fold(live_points))
+    assert any(dp.updates for dp in live_points)  # loops and stalls grew in place
     for dp, ev in zip(live_points, (e for e in logged if e["type"] == "decision_point")):
         assert ev["about_seq"] == dp.about_seq and ev["kind"] == dp.kind and ev["suggestions"]
+        assert ev["id"] == dp.id and ev.get("updates") == dp.updates
 
 
 def test_following_a_log_while_it_is_written(tmp_path):
@@ -81,16 +85,18 @@ def test_following_a_log_while_it_is_written(tmp_path):
         time.sleep(0.0005)
     th.join()
     assert seen == len(events) and reader.malformed == []
-    assert followed and as_dicts(followed) == as_dicts(detect(read_events(path).events))
+    assert followed and as_dicts(fold(followed)) == as_dicts(detect(read_events(path).events))
 
 
 def test_no_look_ahead_and_chunking_does_not_matter():
     events = synthetic_log(3000, seed=5)
-    full = detect(events)
+    stream = Detectors().feed_many(events)  # new points and updates, as they arise
+    full = fold(stream)
+    assert as_dicts(full) == as_dicts(detect(events))
     rng = random.Random(1)
     for cut in sorted(rng.sample(range(1, len(events)), 25)):
         prefix = detect(events[:cut])
-        assert as_dicts(prefix) == as_dicts([dp for dp in full if dp.at_seq < cut])
+        assert as_dicts(prefix) == as_dicts(fold([dp for dp in stream if dp.at_seq < cut]))
     det = Detectors()
     chunked = []
     i = 0
@@ -99,7 +105,7 @@ def test_no_look_ahead_and_chunking_does_not_matter():
         for ev in events[i:i + n]:
             chunked.extend(det.feed(ev))
         i += n
-    assert as_dicts(chunked) == as_dicts(full)
+    assert as_dicts(chunked) == as_dicts(stream)
 
 
 def test_every_point_names_its_event_and_evidence():

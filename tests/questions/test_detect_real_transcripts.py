@@ -43,14 +43,20 @@ def test_every_transcript_runs_through(path):
 
 def test_the_repeated_escape_error_is_a_loop():
     _, found = points("vsla-cuda-gpu-benchmark-steering.jsonl")
-    loops = [dp for dp in found if dp.kind == "loop"]
-    assert len(loops) == 2 and all("stray" in dp.evidence and "3 times" in dp.evidence for dp in loops)
+    (loop,) = [dp for dp in found if dp.kind == "loop"]  # one loop that went on, not one alarm per repeat
+    assert "stray" in loop.evidence and loop.count == 6 and "6 times" in loop.evidence
 
 
-def test_the_173x_vector_add_is_a_suspicious_win():
-    _, found = points("vsla-cuda-gpu-benchmark-steering.jsonl")
-    (win,) = [dp for dp in found if dp.kind == "suspicious_win"]
-    assert "173x" in win.evidence
+def test_the_crazy_speedups_are_suspicious_wins():
+    """The agent's own words carried the figures the steerer called crazy: 21-26x of FFT over
+    direct convolution first, then '30x faster than cuFFT' (a stub measuring its own error path)."""
+    loaded, found = points("vsla-cuda-gpu-benchmark-steering.jsonl")
+    wins = [dp for dp in found if "suspicious_win" in dp.kinds]
+    assert len(wins) == 3 and "26x" in wins[0].evidence
+    crazy = next(ev for ev in loaded.events if ev["type"] == "human_message" and "crazy" in ev["text"])
+    last = max(dp.about_seq for dp in wins)
+    assert last < crazy["seq"] and not any(ev["type"] == "human_message" and last < ev["seq"] < crazy["seq"]
+                                           for ev in loaded.events)
 
 
 def test_a_failure_put_down_to_someone_else_is_a_correctness_break():
@@ -66,7 +72,8 @@ def test_false_positives_seen_once_stay_gone():
     _, found = points("vsla-cuda-backend-refactor-tests.jsonl")
     assert not [dp for dp in found if dp.kind == "loop"]  # three reads of files declaring cudaError_t
     _, found = points("entire-cli-stop-hook-perf-investigation.jsonl")
-    assert not [dp for dp in found if "I would add timing instrumentation" in dp.evidence]  # a proposal
+    proposal = [dp for dp in found if "I would add timing instrumentation" in dp.evidence]
+    assert [dp.kind for dp in proposal] == ["agent_question"]  # a proposal waiting for approval, not a claim
     for path in FILES:  # an agent that hands the human a question has not claimed to be done
         for dp in loaded_and_points(path)[1]:
             if dp.kind == "completion_claim" and dp.detail.get("rule") == "turn_end":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qevents import Log, fired, scen, started
-from questions.detectors import DetectorConfig
+from questions.detectors import DetectorConfig, Detectors
 
 
 def case(fn):
@@ -228,15 +228,33 @@ def test_stall_does_not_fire(fn):
     assert run_case(fn, "stall") == []
 
 
-def test_stall_fires_again_after_another_window_and_names_its_criterion():
+def test_a_stall_is_one_point_whose_count_grows_and_names_its_criterion():
     log = started()
     log.eval(1.2)
     for _ in range(10):
         log.eval(1.19)
     got = fired(log.events, "stall")
-    assert len(got) == 2
+    assert len(got) == 1 and got[0].count == 2  # two windows without a gain: one stall that went on
     assert got[0].detail["criterion"] == "evals" and "1.2x" in got[0].evidence
     assert got[0].about_seq == log.events[6]["seq"]  # the fifth evaluation without a gain
+    stream = Detectors().feed_many(log.events)
+    grew = [dp for dp in stream if dp.updates]
+    assert len(grew) == 1 and grew[0].updates == got[0].id and grew[0].count == 2
+
+
+def test_a_gain_or_a_human_ends_a_stall_and_the_next_one_is_new():
+    log = started()
+    log.eval(1.2)
+    for _ in range(5):
+        log.eval(1.19)
+    log.eval(1.5)  # progress: the stall is over
+    for _ in range(5):
+        log.eval(1.49)
+    log.human("What does the profile say?")
+    for _ in range(5):
+        log.eval(1.48)
+    got = fired(log.events, "stall")
+    assert len(got) == 3 and all(dp.count == 1 for dp in got)
 
 
 # -- loop -------------------------------------------------------------------------------------------
