@@ -58,7 +58,8 @@ class ConsoleApp(App):
             source: EventSource | None = SessionSource(session, force_polling=force_polling)
         else:
             source = session
-        source = with_decisions(source)  # every log shows the decision points `kernelseek detect` finds
+        if source is not None:  # (None: the fleet view, no one session)
+            source = with_decisions(source)  # every log shows the decision points `kernelseek detect` finds
         self.source = source
         # where the fleet view looks: given, else the directory holding this session
         paths = source.paths if source is not None else None

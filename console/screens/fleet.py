@@ -247,11 +247,12 @@ class FleetScreen(Screen):
         row = self.table.current
         if row is None:
             return
-        from console.source import SessionSource
+        from console.decisions import with_decisions
         from console.screens.session import session_screen
+        from console.source import SessionSource
         from sessions.layout import SessionPaths
 
-        source = SessionSource(SessionPaths(Path(row.path)))
+        source = with_decisions(SessionSource(SessionPaths(Path(row.path))))
         self.app.push_screen(session_screen(source, "live", clock=self.clock, bank=self.bank))
 
     def action_answer(self, n: int) -> None:
