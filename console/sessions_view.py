@@ -49,6 +49,8 @@ class SessionRow:
     autopilot: bool
     last_seq: int = -1
     last_eval: dict | None = None
+    pending_ids: tuple = ()  # inbox ids the runner has not taken yet
+    needs_since: float | None = None  # when it began to wait for you (while it does)
     rank_events: tuple = ()  # what ranking bank questions needs (only while it needs you)
 
     @property
@@ -68,11 +70,11 @@ class SessionRow:
 
 def session_row(name: str, path: str, d: SessionDigest, *, undelivered: list[dict] | tuple = (),
                 launch: dict | None = None, view: RunnerView | None = None, lock_held: bool = False) -> SessionRow:
-    """`undelivered`: the inbox lines the runner has not taken yet (one that answers the open
-    decision point means the steerer has answered: the session waits for the runner, not for you)."""
+    """`undelivered`: the inbox lines the runner has not taken yet. While one waits, the steerer
+    has spoken: the session waits for its runner, not for you (a decision point that fires again
+    before the runner takes the answer does not ask twice)."""
     state = session_state(d, view, lock_held=lock_held)
-    answered = d.decision is not None and any(m.get("decision_point") == d.decision.seq for m in undelivered)
-    if d.needs_you and state.word == "running" and not answered:
+    if d.needs_you and state.word == "running" and not undelivered:
         group = NEEDS
     elif state.active:
         group = RUNNING
@@ -96,9 +98,10 @@ def session_row(name: str, path: str, d: SessionDigest, *, undelivered: list[dic
         best=d.best_geomean, goal=d.goal_geomean, history=tuple(g for _, g in d.history),
         started=d.started, last_t=d.last_t, decision=d.decision if group == NEEDS else None,
         last_decision=d.last_decision, question=_clean(d.question) if group == NEEDS else None,
-        undelivered=len(undelivered), evals=d.evals, questions_asked=d.human_messages, tokens=d.tokens,
+        undelivered=len(undelivered), pending_ids=tuple(m.get("id") for m in undelivered), evals=d.evals, questions_asked=d.human_messages, tokens=d.tokens,
         cost=d.cost_usd, autopilot=d.autopilot, last_seq=d.last_seq, last_eval=d.last_eval,
-        rank_events=tuple(d.rank_events()) if group == NEEDS else ())
+        rank_events=tuple(d.rank_events()) if group == NEEDS else (),
+        needs_since=d.needs_since if group == NEEDS else None)
 
 
 def _clean(v: object) -> str | None:
@@ -110,9 +113,8 @@ def sort_rows(rows: list[SessionRow]) -> list[SessionRow]:
     while their sessions work are hard to follow), then ended (the latest to end first)."""
     def key(r: SessionRow):
         g = GROUPS.index(r.group)
-        if r.group == NEEDS:
-            since = (r.decision.t if r.decision and r.decision.t else r.last_t) or 0.0
-            return (g, since, r.name)
+        if r.group == NEEDS:  # by when it began to wait: a detector firing again moves nothing
+            return (g, r.needs_since or r.last_t or 0.0, r.name)
         if r.group == RUNNING:
             return (g, 0.0, r.name)
         return (g, -(r.last_t or r.started or 0.0), r.name)

@@ -118,6 +118,7 @@ class SessionDigest:
     decision: OpenDecision | None = None  # the open one
     last_decision: OpenDecision | None = None  # the latest, answered or not
     question: str | None = None  # an open question from the agent
+    needs_since: float | None = None  # when it began to wait for the steerer (the first of its alarms)
     human_messages: int = 0
     by_source: dict[str, int] = field(default_factory=dict)  # bank | free | autopilot | imported
     asked: list[tuple[str, str | None]] = field(default_factory=list)  # (text, bank id), the last 50
@@ -227,6 +228,8 @@ class SessionDigest:
                 suggestions.append({"id": None, "text": s})
         seq = ev.get("seq") if isinstance(ev.get("seq"), int) else self.last_seq
         self.last_decision = OpenDecision(seq, str(ev.get("kind") or "decision"), evidence, t, suggestions)
+        if self.decision is None and self.question is None:
+            self.needs_since = t
         self.decision = self.last_decision
 
     def _human(self, ev: dict, t: float | None) -> None:
@@ -245,6 +248,8 @@ class SessionDigest:
         if self.decision is not None and (dp is None or dp == self.decision.seq):
             self.decision = None
         self.question = self._pending_question = None
+        if self.decision is None:
+            self.needs_since = None
 
     def _text(self, ev: dict, t: float | None) -> None:
         text = ev.get("text")
@@ -262,6 +267,8 @@ class SessionDigest:
                 qs = inp.get("questions")
                 first = qs[0] if isinstance(qs, list) and qs else None
                 asked = first.get("question") if isinstance(first, dict) else None
+            if self.decision is None and self.question is None:
+                self.needs_since = t
             self.question = asked if isinstance(asked, str) else "(a question)"
             if ev.get("id") is not None:
                 self._ask_ids.add(str(ev["id"]))
@@ -270,10 +277,14 @@ class SessionDigest:
         if str(ev.get("id")) in self._ask_ids:
             self._ask_ids.discard(str(ev.get("id")))
             self.question = None
+            if self.decision is None:
+                self.needs_since = None
 
     def _stop_check(self, ev: dict, t: float | None) -> None:
         # the agent ended its turn on a question: it waits for an answer
         if self._pending_question:
+            if self.decision is None and self.question is None:
+                self.needs_since = t
             self.question = self._pending_question
         self._pending_question = None
 
@@ -297,6 +308,7 @@ class SessionDigest:
             self.delivered.add(ev["inbox_id"])
         self.decision = None
         self.question = self._pending_question = None
+        self.needs_since = None
 
 
 _FOLDS = {

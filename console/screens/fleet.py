@@ -137,7 +137,9 @@ class FleetScreen(Screen):
         self.views = views
         self.rows: dict[str, SessionRow] = {}
         self.loaded = False
-        self.sent: dict[str, int] = {}  # session -> the decision point answered from here (until delivered)
+        # session -> [inbox id sent from here, seen pending by the worker yet]: until the runner
+        # takes it, the session does not need you (and a second key does not send twice)
+        self.sent: dict[str, list] = {}
         self.rows_received = 0
         self._stop = threading.Event()
 
@@ -195,8 +197,12 @@ class FleetScreen(Screen):
         self.rows_received += len(message.rows)
         for name, row in message.rows.items():
             old = self.rows.get(name)
-            if row.decision is None or self.sent.get(name) != row.decision.seq:
-                self.sent.pop(name, None)
+            mine = self.sent.get(name)
+            if mine is not None:
+                if mine[0] in row.pending_ids:
+                    mine[1] = True
+                elif mine[1]:  # seen waiting, now taken: delivered
+                    del self.sent[name]
             if (not message.first and row.group == NEEDS and name not in self.sent
                     and (old is None or old.group != NEEDS or _need_key(old) != _need_key(row))):
                 what = row.decision.kind.replace("_", " ") if row.decision else "a question from the agent"
@@ -260,7 +266,7 @@ class FleetScreen(Screen):
         if row is None or row.group != NEEDS or row.decision is None:
             self.notify("no open decision point on this row: q asks your own question", timeout=3)
             return
-        if self.sent.get(row.name) == row.decision.seq:
+        if row.name in self.sent:
             self.notify("answered already: waiting for the runner to take it", timeout=3)
             return
         questions = self._questions(row)
@@ -286,10 +292,9 @@ class FleetScreen(Screen):
         from sessions.inbox import Inbox
 
         decision = row.decision if row.group == NEEDS else None
-        post_question(Inbox(row.path), text, source=source, bank_id=bank_id, decision=decision,
-                      latest_eval=row.last_eval, seen_seq=row.last_seq)
-        if decision is not None:
-            self.sent[row.name] = decision.seq
+        msg = post_question(Inbox(row.path), text, source=source, bank_id=bank_id, decision=decision,
+                            latest_eval=row.last_eval, seen_seq=row.last_seq)
+        self.sent[row.name] = [msg.id, False]
         where = "" if row.state == "running" else " (no runner is attached: it waits in the inbox)"
         self.notify(f"sent to {row.name}: {clean_line(text)[:60]}{where}", markup=False, timeout=3)
         self._show()
@@ -306,4 +311,5 @@ class FleetScreen(Screen):
 
 
 def _need_key(row: SessionRow) -> tuple:
-    return (row.decision.seq if row.decision else None, row.question)
+    """One wait for the steerer (alarms that fire again while it waits are the same one)."""
+    return (row.needs_since,)

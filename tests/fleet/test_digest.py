@@ -114,9 +114,11 @@ def test_an_open_decision_point_or_a_question_from_the_agent_needs_you_until_ans
     d = SessionDigest()
     d.add(ev(0, "session_start", task="t"))
     d.add(ev(1, "decision_point", kind="stall", evidence="flat", suggestions=[{"id": "a", "text": "Why?"}]))
-    assert d.needs_you and d.decision.kind == "stall"
+    assert d.needs_you and d.decision.kind == "stall" and d.needs_since == 1001.0
+    d.add(ev(1, "decision_point", kind="loop", evidence="again"))  # another alarm: the same wait
+    assert d.decision.kind == "loop" and d.needs_since == 1001.0
     d.add(ev(2, "human_message", text="Why?", decision_point=1, inbox_id="m1", source="bank"))
-    assert not d.needs_you and d.last_decision.kind == "stall" and d.by_source == {"bank": 1}
+    assert not d.needs_you and d.needs_since is None and d.by_source == {"bank": 1}
     d.add(ev(3, "assistant_text", text="Should I try the tiled version or the vectorised one?"))
     assert d.question is None  # not yet: the turn may go on
     d.add(ev(4, "stop_check", goal_met=False, blocked=True))

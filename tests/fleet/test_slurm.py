@@ -127,10 +127,10 @@ def test_a_resumed_session_is_resubmitted_and_continues_its_log(array8, slurm_cl
 async def test_the_fleet_view_shows_the_array_and_a_question_sent_from_it_arrives_exactly_once(array8, slurm):
     from console.app import ConsoleApp
     from console.sessions_view import NEEDS
-    from console_helpers import fixed_bank, wait_for
+    from console_helpers import wait_for
 
     s = array8.sessions[3]  # no autopilot: its start decision point waits for the steerer
-    app = ConsoleApp.for_fleet(array8.home / "sessions", bank=fixed_bank())
+    app = ConsoleApp.for_fleet(array8.home / "sessions")  # the shipped bank ranks for any kind
     async with app.run_test(size=(160, 48)) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: screen.loaded and len(screen.rows) == 8, timeout=20)
@@ -138,10 +138,17 @@ async def test_the_fleet_view_shows_the_array_and_a_question_sent_from_it_arrive
         for p in array8.sessions:  # (a resumed one runs as a job of its own)
             assert screen.rows[p.name].where.startswith(f"job {current_job(p)} on ")
         await wait_for(pilot, lambda: screen.rows[s.name].group == NEEDS, timeout=20)
-        while screen.table.current.name != s.name:
+        await pilot.press("home")
+        for _ in range(8):
+            if screen.table.current.name == s.name:
+                break
             await pilot.press("down")
+        assert screen.table.current.name == s.name and screen.table.current.group == NEEDS
         await pilot.press("1")
         await pilot.press("1")  # a second press is refused: the question is on its way
+        said = [n.message for n in app._notifications]
+        assert any(m.startswith(f"sent to {s.name}") for m in said), (said, screen.table.current)
+        await wait_for(pilot, lambda: (s / "inbox.jsonl").exists(), timeout=5)
         inbox = [json.loads(line) for line in (s / "inbox.jsonl").read_text().splitlines()]
         assert len(inbox) == 1 and inbox[0]["source"] == "bank"
         sent = inbox[0]
