@@ -159,18 +159,50 @@ class SessionDigest:
     # -- folding --------------------------------------------------------------------------------
 
     def add(self, ev: dict) -> None:
-        self.events += 1
         t = _number(ev.get("t"))
+        seq = ev.get("seq")
+        self.tick(seq if isinstance(seq, int) and not isinstance(seq, bool) else None, t)
+        fold = _FOLDS.get(ev.get("type"))
+        if fold is not None:
+            fold(self, ev, t)
+
+    def tick(self, seq: int | None, t: float | None) -> None:
+        """One more event (what every event changes: the count, the clock, the last seq)."""
+        self.events += 1
         if t is not None:
             self.last_t = t
             if self.started is None:
                 self.started = t
-        seq = ev.get("seq")
-        if isinstance(seq, int) and not isinstance(seq, bool):
-            self.last_seq = max(self.last_seq, seq)
-        fold = _FOLDS.get(ev.get("type"))
-        if fold is not None:
-            fold(self, ev, t)
+        if seq is not None and seq > self.last_seq:
+            self.last_seq = seq
+
+    def skim(self, kind: str, seq: int, t: float, line: str) -> bool:
+        """Fold an event from its type and raw line alone, when its fields cannot change the digest
+        (most events); False when the line must be parsed."""
+        if kind in _SKIMMED:
+            self.tick(seq, t)
+            return True
+        if kind == "tool_call":
+            if any(n in line for n in QUESTION_TOOLS):
+                return False  # a question from the agent: its input matters
+            self.tick(seq, t)
+            self._pending_question = None
+            return True
+        if kind == "assistant_text" and '?"' not in line:
+            self.tick(seq, t)  # no text ending in a question mark in it
+            self._pending_question = None
+            return True
+        if kind == "tool_result" and not self._ask_ids:
+            self.tick(seq, t)
+            return True
+        if kind == "error" and '"fatal":true' not in line:
+            self.tick(seq, t)
+            return True
+        if kind == "usage":  # one per model request: its numbers without parsing the line
+            self.tick(seq, t)
+            self._usage({k: float(v) for k, v in _USAGE_FIELD.findall(line)}, t)
+            return True
+        return False
 
     def _start(self, ev: dict, t: float | None) -> None:
         self.task = ev.get("task") if isinstance(ev.get("task"), str) else self.task
@@ -291,7 +323,7 @@ class SessionDigest:
     def _usage(self, ev: dict, t: float | None) -> None:
         self.input_tokens += sum(int(ev.get(k) or 0) for k in ("input_tokens", "cache_read_tokens",
                                                                "cache_write_tokens"))
-        self.output_tokens += int(ev.get("output_tokens") or 0)
+        self.output_tokens += int(ev.get("output_tokens") or 0)  # (floats when skimmed: int() drops .0)
         total = _number(ev.get("total_cost_usd"))
         self.cost_usd = total if total is not None else self.cost_usd + (_number(ev.get("cost_usd")) or 0.0)
 
@@ -325,10 +357,13 @@ _FOLDS = {
     "error": SessionDigest._error,
     "session_end": SessionDigest._end,
 }
-# the types whose other fields a digest reads; for the rest, seq and t are enough
-_PARSED = frozenset(_FOLDS) - {"tool_call", "tool_result", "error"}
+# the types whose fields a digest never reads (seq and t are enough)
+_SKIMMED = frozenset(("assistant_delta", "thinking", "eval_start", "eval_progress", "runner_note", "compaction"))
 # lines our writer makes start like this: the type is known without parsing the line
-_PREFIX = re.compile(rb'\{"v":\d+,"seq":(\d+),"t":([0-9.eE+-]+),"type":"([A-Za-z_]+)"')
+_PREFIX = re.compile(r'\{"v":\d+,"seq":(\d+),"t":([0-9.eE+-]+),"type":"([A-Za-z_]+)"')
+_DECODE = json.JSONDecoder().raw_decode
+_USAGE_FIELD = re.compile(r'"(input_tokens|output_tokens|cache_read_tokens|cache_write_tokens|cost_usd|'
+                          r'total_cost_usd)":(-?[0-9.]+(?:[eE][+-]?\d+)?)')
 
 
 def digest_events(events) -> SessionDigest:
@@ -377,34 +412,23 @@ class DigestReader(LogReader):
         return [m for i, m in self._posted.items() if i not in done]
 
     def _parse(self, chunk: bytes, result: LogRead) -> None:
-        lines = chunk.split(b"\n")
+        lines = chunk.decode("utf-8", "replace").split("\n")
         lines.pop()
         first_line = self.line_no + 1
         self.line_no += len(lines)
         d = self.digest
-        match = _PREFIX.match
-        for i, raw in enumerate(lines):
-            m = match(raw)
-            if m is not None and m.group(3).decode() not in _PARSED:
-                kind = m.group(3).decode()
-                ev = {"seq": int(m.group(1)), "t": float(m.group(2)), "type": kind}
-                if kind == "tool_call" and any(n.encode() in raw for n in QUESTION_TOOLS):
-                    ev = None  # a question from the agent: its input matters
-                elif kind == "tool_result" and d._ask_ids:
-                    ev = None
-                elif kind == "error" and b'"fatal":true' in raw:
-                    ev = None
-                if ev is not None:
-                    d.add(ev)
-                    continue
-            if not raw.strip():
+        match, skim = _PREFIX.match, d.skim
+        for i, line in enumerate(lines):
+            m = match(line)
+            if m is not None and skim(m.group(3), int(m.group(1)), float(m.group(2)), line):
+                continue
+            if not line.strip():
                 continue
             try:
-                ev = json.loads(raw)
+                ev, end = _DECODE(line.strip())
             except ValueError as exc:
                 result.malformed.append(Malformed(str(self.path), first_line + i,
-                                                  f"not JSON ({getattr(exc, 'msg', exc)})",
-                                                  raw[:80].decode("utf-8", "replace")))
+                                                  f"not JSON ({getattr(exc, 'msg', exc)})", line[:80]))
                 continue
             if isinstance(ev, dict) and isinstance(ev.get("type"), str):
                 d.add(ev)
