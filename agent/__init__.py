@@ -1,1 +1,3 @@
-"""The agent runner: the loop on the Anthropic API, its tools, the stop gate, the inbox, autopilot."""
+"""The agent side: the session host (log, inbox delivery, stop gate, limits, sandbox, keys) and the
+agents it drives — the native loop on the Anthropic API with its tools, and Claude Code (driven
+headless, or attached to the user's own session); autopilot."""

@@ -86,7 +86,13 @@ class AgentConfig:
     bash_max_timeout_s: float = 1800.0
     output_cap_chars: int = 30_000
     read_cap_chars: int = 100_000
-    sandbox: str = "auto"  # auto (bwrap when on PATH) | bwrap | none
+    # auto (bubblewrap, else unshare) | bwrap | unshare | none; where none is what there is, a live
+    # run refuses to start unless unsafe_no_sandbox (`--unsafe-no-sandbox`) accepts it
+    sandbox: str = "auto"
+    unsafe_no_sandbox: bool = False
+    # more environment variables to treat as secrets (kept from the tools and candidates, redacted);
+    # names that look like credentials (…KEY…, …TOKEN…, ANTHROPIC_*, ...) already are
+    secret_env: list = field(default_factory=list)
     # evaluations
     eval_time_budget_s: float | None = None  # per scenario; None = the task's own
     eval_timeout_s: float | None = None  # the whole evaluation; None = the evaluator's default
@@ -103,6 +109,8 @@ class AgentConfig:
     grace_s: float = 0.0
     # how often the live view gets a coalesced assistant_delta
     delta_interval_s: float = 0.25
+    # Claude Code (--agent claude-code): the `claude` executable; None = look in the known npm prefixes
+    claude_code_path: str | None = None
     # a line for session_start saying how this session came about (e.g. a scripted demo model)
     note: str | None = None
     # `--on slurm` defaults: gpus, partition, time, account, cpus, mem, options, setup, python
@@ -144,6 +152,10 @@ def _coerce(name: str, value, path: str):
     if kind == "dict":
         if not isinstance(value, dict):
             raise ConfigError(f"{path}: {name}: expected a mapping")
+        return value
+    if kind == "list":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: {name}: expected a list of names")
         return value
     if value is None:
         if "None" in kind:
@@ -215,8 +227,8 @@ def check_config(cfg: AgentConfig) -> None:
             raise ConfigError(f"thinking: expected off, adaptive or a token budget, got {cfg.thinking!r}") from None
         if budget < 1024 or budget >= cfg.max_tokens:
             raise ConfigError(f"thinking: a budget must be at least 1024 and below max_tokens ({cfg.max_tokens})")
-    if cfg.sandbox not in ("auto", "bwrap", "none"):
-        raise ConfigError(f"sandbox: expected auto, bwrap or none, got {cfg.sandbox!r}")
+    if cfg.sandbox not in ("auto", "bwrap", "unshare", "none"):
+        raise ConfigError(f"sandbox: expected auto, bwrap, unshare or none, got {cfg.sandbox!r}")
     if cfg.detectors:
         from questions.detectors import ConfigError as DetectorConfigError, DetectorConfig
 

@@ -42,12 +42,15 @@ class Evaluations:
     """The session's evaluation history and the one way to run a new evaluation."""
 
     def __init__(self, task, paths: SessionPaths, emit: Callable[..., dict], *,
-                 options: dict | None = None, gate_quick: bool = False) -> None:
+                 options: dict | None = None, gate_quick: bool = False, env: dict | None = None,
+                 workspace: Path | None = None) -> None:
         self.task = task
         self.paths = paths
         self.emit = emit
         self.options = dict(options or {})  # for evaluate_isolated: time_budget_s, timeout_s, ...
         self.gate_quick = gate_quick  # the scope the stop gate judges (and best_geomean counts)
+        self.env = env  # the evaluator child's environment: scrubbed of credentials
+        self.workspace = workspace or paths.workspace  # where candidates live (attach: the user's project)
         self.best_geomean: float | None = None
         self.latest: dict | None = None  # the last eval_result event
         # (sha256, quick, only) -> (report, eval_result event)
@@ -96,7 +99,7 @@ class Evaluations:
             purpose: str = "tool") -> EvalOutcome:
         from evaluator import evaluate_isolated
 
-        rel = os.path.relpath(candidate, self.paths.workspace)
+        rel = os.path.relpath(candidate, self.workspace)
         sha = file_sha256(candidate)
         n_names = len(self.task.select(quick=quick, only=only))
         self.emit("eval_start", candidate=rel, candidate_hash=sha, quick=quick, only=only,
@@ -127,7 +130,7 @@ class Evaluations:
             try:
                 box["report"] = evaluate_isolated(
                     self.task, str(candidate), quick=quick, only=only, progress=progress,
-                    cancel=stop, **self.options)
+                    cancel=stop, env=self.env, **self.options)
             except BaseException as exc:  # noqa: BLE001 - reported below
                 box["error"] = exc
 

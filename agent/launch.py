@@ -30,10 +30,14 @@ def run_argv(task: str | None = None, *, session: str | os.PathLike | None = Non
              grace: float | None = None, max_turns: int | None = None, max_cost: float | None = None,
              max_hours: float | None = None, config: str | os.PathLike | None = None,
              sessions_dir: str | os.PathLike | None = None, python: str | None = None,
-             group: str | None = None) -> list[str]:
+             group: str | None = None, agent: str | None = None, unsafe_no_sandbox: bool = False) -> list[str]:
     """The command line of `kernelseek run` for these settings."""
     # `--on local`: this command is the runner itself, wherever a launcher started it
     argv = [python or sys.executable, "-m", "console", "run", "--quiet", "--on", "local"]
+    if agent is not None and resume is None:  # a resumed session goes on with its own agent
+        argv += ["--agent", agent]
+    if unsafe_no_sandbox:
+        argv.append("--unsafe-no-sandbox")
     if resume is not None:
         argv += ["--resume", str(resume)]
     else:

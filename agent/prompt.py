@@ -68,12 +68,15 @@ def _tolerance_line(task) -> str:
     return "; or, per scenario, ".join(parts)
 
 
-def task_prompt(task, *, candidate_name: str, header_text: str, goal: dict) -> str:
+def task_prompt(task, *, candidate_name: str, header_text: str, goal: dict,
+                evaluate: str = "The evaluate tool", quick: str = "evaluate with quick=true") -> str:
+    """The task as the model first reads it. `evaluate` names how the agent evaluates (the native
+    tool, or Claude Code's `ks-evaluate` command) and `quick` how it asks for the quick subset."""
     c = task.constraints
     params = "\n".join(
         f"- {p.name}: {'input buffer' if p.kind == 'in' else 'output buffer' if p.kind == 'out' else 'scalar'} "
         f"of {p.dtype}" for p in task.params)
-    quick = ", ".join(task.quick) if task.quick else "the first three scenarios"
+    quick_names = ", ".join(task.quick) if task.quick else "the first three scenarios"
     device = "a CUDA GPU, " + task.arch if task.backend == "cuda" else "the CPU (OpenMP allowed)"
     call = ("`stream` is the evaluator's CUstream: enqueue all work on it; the entry may return before "
             "the work finishes. Work on any other stream fails the goal."
@@ -93,7 +96,7 @@ def task_prompt(task, *, candidate_name: str, header_text: str, goal: dict) -> s
         "with new values in the same buffers).",
         f"## Scenarios ({len(task.scenarios)})",
         "\n".join(_scenario_lines(task)),
-        f"The quick subset (evaluate with quick=true): {quick}.",
+        f"The quick subset ({quick}): {quick_names}.",
         "## Correctness",
         f"Each scenario is checked on fresh random inputs against a higher-precision reference: "
         f"{_tolerance_line(task)}. NaN or Inf fails; an unwritten output element fails.",
@@ -108,7 +111,7 @@ def task_prompt(task, *, candidate_name: str, header_text: str, goal: dict) -> s
         "## Goal",
         f"{render_goal(goal).capitalize()}. A scenario's speed-up is the seed's time divided by the "
         "candidate's, measured back to back with caches flushed (median over interleaved runs, with a "
-        "confidence interval). The evaluate tool runs this check; it is the same check the runner makes "
+        f"confidence interval). {evaluate} runs this check; it is the same check the runner makes "
         "when you end your turn.",
     ]
     return "\n\n".join(sections) + "\n"

@@ -57,6 +57,11 @@ class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets = sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
 
+    def add(self, secret: str) -> None:
+        """One more value to redact (a session token made after the log was opened)."""
+        if secret and len(secret) >= MIN_SECRET_LEN and secret not in self.secrets:
+            self.secrets = sorted([*self.secrets, secret], key=len, reverse=True)
+
     def text(self, s: str) -> str:
         for secret in self.secrets:
             if secret in s:

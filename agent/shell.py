@@ -6,15 +6,16 @@ cancel (the steerer's interrupt) or when the output passes `max_output_bytes`, t
 killed: SIGTERM, then SIGKILL a moment later. Whatever the command left running in its group
 when it returns is killed too. The output the agent sees keeps its head and its tail.
 
-Where `bwrap` (bubblewrap) is on PATH the command is confined: the file system is read-only
-except the workspace and a private /tmp, credential stores in the home directory (~/.ssh,
-~/.aws, the Anthropic config, ...) are hidden, devices stay reachable (GPU tasks), the network
-is unshared when the kernel allows it, and the sandbox dies with the runner.
+With a sandbox (evaluator/sandbox.py: bubblewrap, else util-linux unshare) the command runs in
+its own PID and mount namespaces: it sees neither the runner nor anything else of the machine's
+processes, the file system is read-only except the workspace (and a scratch directory) with a
+private /tmp, credential stores in the home directory (~/.ssh, ~/.aws, the Anthropic config, ...)
+are hidden, devices stay reachable (GPU tasks), there is no network, and everything the command
+started ends with it (the namespace's first process exits, the kernel kills the rest).
 """
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -22,6 +23,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from evaluator.sandbox import (INSTALL_HINT, Confinement, Sandbox, credential_paths, die_with_parent,
+                               find_sandbox)
 
 KILL_GRACE_S = 0.3
 POLL_S = 0.05
@@ -82,83 +86,59 @@ def kill_group(pgid: int, grace_s: float = KILL_GRACE_S) -> None:
         pass
 
 
-_CREDENTIAL_PATHS = (".config/anthropic", ".anthropic", ".ssh", ".aws", ".config/gcloud", ".azure", ".docker",
-                     ".kube", ".netrc", ".git-credentials", ".pgpass", ".config/gh")
+class SandboxRefused(Exception):
+    """No sandbox can be made and the user did not accept running without one."""
+
+    exit_code = 2
 
 
-def credential_paths(home: Path | None = None) -> list[Path]:
-    """Credential stores under the home directory that exist (the sandbox hides them)."""
-    home = home or Path.home()
-    return [home / p for p in _CREDENTIAL_PATHS if (home / p).exists() and not (home / p).is_symlink()]
+def tool_sandbox(config) -> Sandbox:
+    """The sandbox the agent's commands run in (`config.sandbox`: auto | bwrap | unshare | none).
+    A Sandbox of kind "none" only when `config.unsafe_no_sandbox` accepts it; else SandboxRefused
+    with the reason and what to install."""
+    sandbox = find_sandbox(config.sandbox)
+    if sandbox.confines or config.unsafe_no_sandbox:
+        return sandbox
+    why = "; ".join(sandbox.problems) if sandbox.problems else "sandbox: none in the config"
+    raise SandboxRefused(f"no sandbox for the agent's commands ({why}): {INSTALL_HINT}; or pass "
+                         "--unsafe-no-sandbox to run them unconfined (they could then read this "
+                         "machine's files and processes)")
 
 
-class Sandbox:
-    """How commands are confined: bubblewrap when available (probed once), else not at all."""
+def sandbox_note(sandbox: Sandbox) -> str:
+    """What session_start says about confinement: starts with "unsandboxed" when there is none."""
+    if sandbox.confines:
+        return sandbox.note
+    note = sandbox.note or "no sandbox"
+    return note if note.startswith("unsandboxed") else f"unsandboxed: {note}"
 
-    def __init__(self, mode: str = "auto") -> None:
-        self.requested = mode
-        self.mode = "none"
-        self.network = True
-        self.note = ""
-        self._probed = False
-        self._lock = threading.Lock()
 
-    def _base(self, workspace: str, unshare_net: bool) -> list[str]:
-        args = ["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp"]
-        for hidden in credential_paths():  # empty in the sandbox
-            args += ["--tmpfs", str(hidden)] if hidden.is_dir() else ["--dev-bind", "/dev/null", str(hidden)]
-        args += ["--bind", workspace, workspace, "--unshare-pid", "--die-with-parent"]
-        if unshare_net:
-            args.append("--unshare-net")
-        return args + ["--chdir", workspace]
-
-    def probe(self, workspace: str | os.PathLike) -> str:
-        with self._lock:
-            if self._probed:
-                return self.mode
-            self._probed = True
-            if self.requested == "none":
-                self.note = "sandbox off (configured)"
-                return self.mode
-            if shutil.which("bwrap") is None:
-                self.note = "bwrap not found: commands run unconfined in the workspace"
-                if self.requested == "bwrap":
-                    self.note = "sandbox bwrap requested but bwrap is not on PATH: commands run unconfined"
-                return self.mode
-            ws = str(Path(workspace).resolve())
-            for unshare_net in (True, False):
-                try:
-                    r = subprocess.run(self._base(ws, unshare_net) + ["--", "true"], capture_output=True,
-                                       timeout=10, stdin=subprocess.DEVNULL)
-                except (OSError, subprocess.TimeoutExpired):
-                    continue
-                if r.returncode == 0:
-                    self.mode = "bwrap"
-                    self.network = not unshare_net
-                    self.note = "bwrap: workspace read-write, the rest read-only" + (
-                        ", no network" if unshare_net else ", network shared (could not unshare it)")
-                    return self.mode
-            self.note = "bwrap is on PATH but cannot start here (no user namespaces?): commands run unconfined"
-            return self.mode
-
-    def wrap(self, command: str, workspace: str | os.PathLike) -> list[str]:
-        if self.probe(workspace) == "bwrap":
-            ws = str(Path(workspace).resolve())
-            return self._base(ws, not self.network) + ["--", "bash", "-c", command]
-        return ["bash", "-c", command]
+def tool_confinement(workspace: str | os.PathLike, writable: tuple = (), readable: tuple = (), *,
+                     network: bool = False) -> Confinement:
+    """What an agent's command may touch: its workspace (and `writable` extras) read-write;
+    everything else read-only, `readable` (the task folder) visible even where it lies under the
+    private /tmp; credential stores hidden."""
+    ws = Path(workspace).resolve()
+    return Confinement(writable=(ws, *(Path(w).resolve() for w in writable)),
+                       readable=tuple(Path(r).resolve() for r in readable), hidden=tuple(credential_paths()),
+                       network=network, chdir=ws)
 
 
 def run_shell(command: str, *, cwd: str | os.PathLike, env: dict[str, str], timeout_s: float,
               cancel: threading.Event | None = None, cap_chars: int = 30_000,
-              sandbox: Sandbox | None = None,
+              sandbox: Sandbox | None = None, writable: tuple = (), readable: tuple = (),
               max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES) -> ShellResult:
-    """Run `command`; return its capped output and how it ended (never raises for the command)."""
-    argv = (sandbox or Sandbox("none")).wrap(command, cwd)
+    """Run `command`; return its capped output and how it ended (never raises for the command).
+    With a `sandbox` it runs confined (`tool_confinement(cwd, writable, readable)`); without, as it is."""
+    argv = ["bash", "-c", command]
+    if sandbox is not None and sandbox.confines:
+        argv = sandbox.wrap(argv, tool_confinement(cwd, writable, readable))
     start = time.monotonic()
     with tempfile.TemporaryFile() as out:
+        # die_with_parent: a runner killed with -9 takes the command (or the sandbox) with it
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+                                preexec_fn=die_with_parent)
         timed_out = interrupted = output_limit = False
         try:
             while True:

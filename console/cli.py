@@ -20,7 +20,8 @@ VERSION = "0.1.0"
 COMMANDS: dict[str, str] = {
     "start": "start",
     "steer": "steer",
-    "console": "attach",
+    "console": "console_cmd",
+    "attach": "attach",
     "replay": "replay",
     "run": "run",
     "eval": "eval",
@@ -64,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # the command line as given, for a command that restarts itself (run drops its credentials);
+    # None when called in-process with an argument list
+    args.command_line = list(sys.argv[1:]) if argv is None else None
     if not getattr(args, "command", None):
         parser.print_help()
         return 2

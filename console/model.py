@@ -167,6 +167,7 @@ class ViewState:
     answer: HumanRecord | None = None  # when the decision was answered as of pos
     posted: tuple = ()  # Posted messages still waiting for delivery
     mode: str = "live"
+    unsandboxed: bool = False  # the agent's commands ran unconfined (session_start.sandboxed false)
 
 
 def _block_key(ev: dict) -> str | None:
@@ -697,7 +698,8 @@ class SessionModel:
             agent=start.get("agent"), goal_geomean=goal_geomean(start.get("goal")), status=status,
             end_reason=end_reason, started=started, now=now, tokens_in=tin, tokens_out=tout,
             cost=cost, best_geomean=best, latest_eval=latest, history=history, progress=progress,
-            running_eval_n=running_n, decision=decision, answer=answer, posted=posted, mode=mode)
+            running_eval_n=running_n, decision=decision, answer=answer, posted=posted, mode=mode,
+            unsandboxed=start.get("sandboxed") is False)
 
     def _decision_at(self, pos: int, dismissed) -> tuple[DecisionRecord | None, HumanRecord | None]:
         k = bisect_right(self.decision_ei, pos)

@@ -47,6 +47,7 @@ class Confinement:
     """What one confined process may do beyond reading the file system."""
 
     writable: tuple[Path, ...] = ()  # bound read-write (must exist)
+    readable: tuple[Path, ...] = ()  # bound read-only (must exist): seen even under the private /tmp
     hidden: tuple[Path, ...] = ()  # replaced by an empty directory (or /dev/null for a file)
     network: bool = False
     chdir: Path | None = None
@@ -92,6 +93,8 @@ def _resolved(paths: tuple[Path, ...]) -> list[str]:
 def _bwrap_argv(argv: list[str], c: Confinement, can_unshare_net: bool) -> list[str]:
     args = ["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+    for path in _resolved(c.readable):
+        args += ["--ro-bind", path, path]
     for path in _resolved(c.writable):
         args += ["--bind", path, path]
     for hidden in c.hidden:  # after the binds: a store inside a writable path stays hidden
@@ -124,17 +127,17 @@ def _prologue(c: Confinement) -> str:
              "  case \"$m\" in /proc|/proc/*|/dev|/dev/pts|/dev/pts/*) continue;; esac",
              "  mount -o remount,bind,ro \"$m\" 2>/dev/null || true",
              "done"]
-    writable = _resolved(c.writable)
-    # hold each writable directory open: a path under /tmp is hidden by the private tmpfs below,
+    binds = [(p, "ro") for p in _resolved(c.readable)] + [(p, "rw") for p in _resolved(c.writable)]
+    # hold each bound directory open: a path under /tmp is hidden by the private tmpfs below,
     # and is bound back from its descriptor
-    for fd, path in enumerate(writable, start=3):
+    for fd, (path, _) in enumerate(binds, start=3):
         lines.append(f"exec {fd}<{shlex.quote(path)}")
     lines += ["mount -t tmpfs -o mode=1777 ks-tmp /tmp",
               "mount -t tmpfs -o mode=1777 ks-shm /dev/shm 2>/dev/null || true"]
-    for fd, path in enumerate(writable, start=3):
+    for fd, (path, mode) in enumerate(binds, start=3):
         q = shlex.quote(path)
         lines += [f"mkdir -p {q} 2>/dev/null || true", f"mount --no-canonicalize --bind /proc/self/fd/{fd} {q}",
-                  f"mount -o remount,bind,rw {q}", f"exec {fd}<&-"]
+                  f"mount -o remount,bind,{mode} {q}", f"exec {fd}<&-"]
     for hidden in c.hidden:  # after the binds: a store inside a writable path stays hidden
         hidden = Path(hidden)
         q = shlex.quote(str(hidden))

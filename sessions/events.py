@@ -42,9 +42,15 @@ EVENT_TYPES: dict[str, EventType] = {
         _t("session_start", ("task",),
            ("goal", "agent", "model", "host", "device", "arch", "capabilities", "workspace",
             "source", "recorded_by", "note", "config", "session_id", "title", "git_branch",
-            "models", "import", "candidate", "task_dir", "prompt", "sandbox", "pid", "place"),
+            "models", "import", "candidate", "task_dir", "prompt", "sandbox", "pid", "sandboxed",
+            "agent_version", "tools", "mode", "transcript", "gate", "place"),
            "A session began. agent: kernelseek | claude-code | codex | scripted. source: the "
-           "transcript a session was imported from. recorded_by: what produced the log.",
+           "transcript a session was imported from. recorded_by: what produced the log "
+           "(kernelseek run | kernelseek attach | an importer). sandbox: what confines the agent's "
+           "tools (it starts with 'unsandboxed' when nothing does; sandboxed says the same as a bool). "
+           "agent_version, session_id: the agent's own (Claude Code). mode: attach for a session the "
+           "user runs themselves, followed from its transcript. place: where the runner runs (host, "
+           "pid; under Slurm the job id, node, partition and GPUs).",
            fsync=True),
         _t("assistant_delta", ("block", "text"), ("turn", "attempt", "kind"),
            "A streamed chunk of assistant text (coalesced), for the live view. The whole block "
@@ -97,17 +103,20 @@ EVENT_TYPES: dict[str, EventType] = {
            "refused and the session goes on."),
         _t("usage", (), ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
                          "cost_usd", "total_cost_usd", "total_tokens", "model", "turn", "attempt",
-                         "stop_reason", "price_family", "request_id"),
+                         "stop_reason", "price_family", "request_id", "message_id"),
            "Tokens and cost of one model request (totals so far in total_*)."),
         _t("error", ("message",), ("where", "fatal", "detail", "attempt", "status", "retry_in_s", "turn"),
            "Something went wrong (model retries carry attempt, status, retry_in_s)."),
         _t("runner_note", ("text",), (),
            "Words the runner added to the conversation (e.g. after a reply cut at max_tokens)."),
-        _t("session_resume", (), ("from_seq", "previous_end", "unanswered_tool_calls", "pid", "host", "place",
-                                  "model", "voided_stops"),
-           "`kernelseek run --resume` took the session over after a crash or a stop. place: where "
-           "the runner now runs (as in session_start). voided_stops: inbox ids of stop requests "
-           "made before this resume (they no longer apply)."),
+        _t("session_resume", (), ("from_seq", "previous_end", "unanswered_tool_calls", "model", "pid",
+                                  "sandbox", "sandboxed", "agent_version", "session_id", "redelivered",
+                                  "mode", "transcript", "gate", "host", "place", "voided_stops"),
+           "`kernelseek run --resume` took the session over after a crash or a stop (or an attach "
+           "came back to it). redelivered: acknowledged messages handed to the agent again because "
+           "its own transcript did not hold them. place: where the runner now runs (as in "
+           "session_start). voided_stops: inbox ids of stop requests made before this resume (they "
+           "no longer apply)."),
         _t("compaction", ("text",), ("trigger", "pre_tokens", "replaced_items") + _THREAD,
            "The conversation was compacted (summarised) to fit the context window."),
         _t("session_end", ("reason",), ("detail", "summary", "by", "inbox_id"),

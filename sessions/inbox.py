@@ -26,6 +26,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from sessions.layout import first_event
 from sessions.log import LogReader, Malformed, SessionWriter, read_events
 from sessions.steering import append_steering, steering_record
 
@@ -175,9 +176,4 @@ class Inbox:
         return event
 
     def _task(self) -> str | None:
-        try:
-            with open(self.events_path, "rb") as f:
-                first = json.loads(f.readline() or b"{}")
-        except (OSError, ValueError):
-            return None
-        return first.get("task") if isinstance(first, dict) else None
+        return first_event(self.events_path).get("task")

@@ -237,6 +237,17 @@ class ListedSession:
         return self.digest.started or (launched if isinstance(launched, (int, float)) else 0.0)
 
 
+def first_event(events_path: str | os.PathLike) -> dict:
+    """The first event of a session's log (its session_start), reading one line; {} when there is
+    none or it cannot be read."""
+    try:
+        with open(events_path, "rb") as f:
+            first = json.loads(f.readline() or b"{}")
+    except (OSError, ValueError):
+        return {}
+    return first if isinstance(first, dict) else {}
+
+
 def list_sessions(root: str | os.PathLike | None = None) -> list[ListedSession]:
     """Every session under the root with its digest, newest first."""
     out = []

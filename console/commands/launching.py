@@ -15,9 +15,11 @@ from sessions.log import read_events
 def agent_settings(args: argparse.Namespace) -> dict:
     """The agent flags as `kernelseek run` takes them (None: not given)."""
     autopilot = bool(getattr(args, "autopilot", False))
+    agent = getattr(args, "agent", None)
     return {"model": args.model, "autopilot": autopilot, "grace": args.grace if autopilot else None,
             "max_turns": args.max_turns, "max_cost": args.max_cost, "max_hours": args.max_hours,
-            "config": args.config}
+            "config": args.config, "agent": agent if agent not in (None, "native") else None,
+            "unsafe_no_sandbox": bool(getattr(args, "unsafe_no_sandbox", False))}
 
 
 def start_new(args: argparse.Namespace, on: str) -> Launched:

@@ -1,16 +1,24 @@
-"""`kernelseek run`: the agent on a task, headless, one line per event.
+"""`kernelseek run`: the agent on a task, headless, one line per transcript row.
 
 The session directory is the interface: `kernelseek steer` spawns this command detached and
 attaches a console to the session; the console may quit and re-attach while this runs on.
 Printing never blocks the runner (a queue and a thread) and a closed stdout only stops the
-printing, never the session. Exit status: 0 goal met, 3 a limit ended the session, 130 stopped
+printing, never the session. The lines are the console's rows (`console.model`, cleaned by
+`console.safe_text`) and everything this process writes to stdout and stderr (runner.log under
+`steer`) passes the same cleaner: no escape sequence from a tool's output reaches a terminal.
+
+Started from the command line it first re-execs itself without the credentials in its
+environment (agent/keys.py), and refuses to start where no sandbox can be made unless
+`--unsafe-no-sandbox` says otherwise. Exit status: 0 goal met, 3 a limit ended the session, 130 stopped
 (SIGTERM or Ctrl-C), 1 the session ended on an error, 2 bad input (one line on stderr).
 """
 from __future__ import annotations
 
 import argparse
-import json
+import io
+import os
 import queue
+import sys
 import threading
 import time
 
@@ -18,7 +26,7 @@ from console.commands import add_sessions_dir
 from console.commands.launch_options import (add_launch_arguments, check_launch_arguments, check_slurm_flags,
                                              resume_launcher)
 
-HELP = "run the agent on a task headless, printing one line per event"
+HELP = "run the agent on a task headless, printing the console's rows, one line each"
 
 EXIT_CODES = {"goal_met": 0, "max_turns": 3, "max_cost": 3, "max_hours": 3, "stopped": 130, "error": 1}
 
@@ -27,6 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", metavar="TASK", nargs="?", help="task name or folder (omit with --resume)")
     p.add_argument("--session", metavar="DIR", help="session directory to create")
     p.add_argument("--resume", metavar="SESSION", help="rebuild the conversation from SESSION's log and carry on")
+    p.add_argument("--agent", choices=("native", "claude-code"), default="native",
+                   help="native: KernelSeek's own loop on the Messages API; claude-code: Claude Code driven "
+                        "headless (see docs/agent.md). --resume keeps the session's own")
     p.add_argument("--model", metavar="M", help="model (default: $KERNELSEEK_MODEL or the config default)")
     p.add_argument("--autopilot", action="store_true", help="send the top bank question at each decision point")
     p.add_argument("--grace", metavar="SECONDS", type=float, default=0.0,
@@ -37,6 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE",
                    help="agent settings (YAML; default $KERNELSEEK_CONFIG or $KERNELSEEK_HOME/agent.yaml)")
     p.add_argument("--quiet", action="store_true", help="print nothing; the session log has everything")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="where no sandbox can be made (no bubblewrap, no user namespaces), run the agent's "
+                        "commands unconfined instead of refusing to start")
     add_sessions_dir(p)
     add_launch_arguments(p)
 
@@ -47,42 +61,63 @@ class _UsageError(Exception):
 
 def run(args: argparse.Namespace) -> int:
     from agent.config import load_config
-    from agent.model import ModelClient, client_secrets, make_client
-    from agent.runner import Runner, config_for_resume, install_signal_handlers
-    from agent.secrets import scrub_process_environment, secret_values
-    from sessions.layout import resolve_session
+    from agent.keys import lent_environment, receive, reexec_without, split_environment
 
     if args.resume and args.task:
         raise _UsageError("give TASK to start a session or --resume SESSION to continue one, not both")
     if not args.resume and not args.task:
         raise _UsageError("TASK is required (or --resume SESSION)")
     check_launch_arguments(args)
+    from sessions.layout import resolve_session
+
     on = resume_launcher(args, resolve_session(args.resume, args.sessions_dir)) if args.resume else args.on
     check_slurm_flags(args, on)
     if on == "slurm" or args.count > 1 or args.arms:  # not in this process: through a launcher
         return _launch_elsewhere(args, on or "local")
     config = load_config(args.config, model=args.model, max_turns=args.max_turns, max_cost=args.max_cost,
                          max_hours=args.max_hours, autopilot=True if args.autopilot else None,
-                         grace_s=args.grace if args.autopilot else None)
+                         grace_s=args.grace if args.autopilot else None,
+                         unsafe_no_sandbox=True if args.unsafe_no_sandbox else None)
+    carried = receive()
+    if carried is None:
+        split = split_environment(os.environ, config.secret_env)
+        argv = getattr(args, "command_line", None)
+        if argv is not None:  # a real command: start again without the credentials in the environment
+            reexec_without(split, argv)
+        carried = split.secret  # called in-process (tests): the variables are dropped below instead
+
+    from agent.agents import make_agent
+    from agent.host import SessionHost, config_for_resume, install_signal_handlers, session_agent
+    from agent.model import client_secrets, make_client
+    from agent.secrets import scrub_process_environment
+    from agent.shell import tool_sandbox
+    from evaluator.sandbox import not_dumpable
+    from sessions.layout import resolve_session
+
+    with lent_environment(carried):
+        client = make_client(config)  # a missing key is one line here, before any session exists
+    secrets = sorted(set(split_environment(carried).values()) | set(client_secrets(client)), key=len, reverse=True)
+    scrub_process_environment(secrets)
+    not_dumpable()  # our /proc files and memory closed to the user's other processes
+    sandbox = tool_sandbox(config)  # no sandbox and no --unsafe-no-sandbox: one line, no session
+    inert_output()
+    agent_name = args.agent
     if args.resume:
         paths = resolve_session(args.resume, args.sessions_dir)
         config = config_for_resume(config, paths.events, model_given=bool(args.model))
-    client = make_client(config)  # a missing key is one line here, before any session exists
-    secrets = secret_values(extra=client_secrets(client))
-    scrub_process_environment(secrets)  # nothing the runner starts inherits a credential
+        agent_name = session_agent(paths.root) or agent_name  # a session goes on with the agent it began with
+    agent = make_agent(agent_name, config=config, client=client, secrets=secrets)
     printer = None if args.quiet else EventPrinter()
     on_event = printer.put if printer else None
-    model = ModelClient(client, config)
+    common = dict(agent=agent, config=config, secrets=secrets, sandbox=sandbox, sessions_dir=args.sessions_dir,
+                  on_event=on_event)
     if args.resume:
-        runner = Runner.resume(args.resume, config=config, model=model, secrets=secrets,
-                               sessions_dir=args.sessions_dir, on_event=on_event, group=args.group)
+        host = SessionHost.resume(args.resume, group=args.group, **common)
     else:
-        runner = Runner.create(args.task, config=config, model=model, secrets=secrets,
-                               session_dir=args.session, sessions_dir=args.sessions_dir, on_event=on_event,
-                               group=args.group)
-    install_signal_handlers(runner)
+        host = SessionHost.create(args.task, session_dir=args.session, group=args.group, **common)
+    install_signal_handlers(host)
     try:
-        reason = runner.run()
+        reason = host.run()
     finally:
         if printer:
             printer.close()
@@ -108,13 +143,45 @@ def _launch_elsewhere(args: argparse.Namespace, on: str) -> int:
     return 0
 
 
+class InertStream(io.TextIOBase):
+    """A text stream that shows control characters instead of sending them (runner.log, a
+    traceback quoting a tool's output): the console's cleaner, on everything written."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, s: str) -> int:
+        from console.safe_text import clean
+
+        self._stream.write(clean(s))
+        return len(s)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+
+def inert_output() -> None:
+    if not isinstance(sys.stdout, InertStream):
+        sys.stdout = InertStream(sys.stdout)
+    if not isinstance(sys.stderr, InertStream):
+        sys.stderr = InertStream(sys.stderr)
+
+
 class EventPrinter:
-    """Prints one line per event from a thread; drops lines rather than block the runner."""
+    """Prints the console's rows, one line each, from a thread; drops lines rather than block
+    the runner."""
 
     def __init__(self, maxsize: int = 10000) -> None:
         from rich.console import Console
 
-        self.console = Console(highlight=False, soft_wrap=True)
+        self.console = Console(highlight=False, soft_wrap=True, file=sys.stdout)
+        self.lines = EventLines(self.console.width if self.console.is_terminal else 160)
         self.queue: queue.Queue = queue.Queue(maxsize)
         self.dropped = 0
         self.broken = False
@@ -141,80 +208,71 @@ class EventPrinter:
             if self.broken:
                 continue
             try:
-                self.console.print(format_event(ev), markup=False)
+                for line in self.lines.add(ev):
+                    self.console.print(line, markup=False, highlight=False, emoji=False)
             except (OSError, ValueError):  # a closed or broken stdout: the log still has it all
                 self.broken = True
 
 
-def _one_line(text: object, limit: int = 160) -> str:
-    s = " ".join(str(text or "").split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+class EventLines:
+    """Events as the console's transcript rows, one printed line per row: an event that opens a
+    row prints it; one that finishes a row (a tool's result, an evaluation's verdict) prints the
+    row again, finished. The text is the console's (`console.model` titles, cleaned by
+    `console.safe_text`), so nothing a tool printed reaches the terminal as a control sequence."""
+
+    def __init__(self, width: int = 160) -> None:
+        from console.model import SessionModel
+
+        self.width = max(40, width)
+        self.model = SessionModel(_NoBodies())
+
+    def add(self, ev: dict) -> list[str]:
+        from console.model import EVAL, TOOL
+
+        model = self.model
+        model.store.n += 1
+        n_before = len(model.rows)
+        added, changed = model.add([ev])
+        rows = list(range(n_before, n_before + added))
+        rows += sorted(r for r in changed if model.rows[r].kind in (TOOL, EVAL) and model.rows[r].ei2 >= 0)
+        out = [self.line(model.rows[r], ev) for r in rows]
+        if ev.get("type") == "session_end":
+            s = model.summary
+            out.append(self._stamp(ev) + f"  tokens in {s.input_tokens} out {s.output_tokens} · "
+                       f"${s.cost_usd:.4f}" + (f" · best {s.best_geomean:.3f}×" if s.best_geomean else ""))
+        return out
+
+    def _stamp(self, ev: dict) -> str:
+        return f"{time.strftime('%H:%M:%S', time.localtime(ev.get('t') or 0))} #{ev.get('seq', '?'):<5}"
+
+    def line(self, row, ev: dict) -> str:
+        from rich.style import Style
+
+        from console.render import GUTTER_MIN_WIDTH, badge, fit_segments, line_pieces
+
+        head = self._stamp(ev) + " "
+        # the clock and seq stand in for the console's elapsed-time gutter
+        left, right = line_pieces(row, min(self.width, GUTTER_MIN_WIDTH - 1), None, {})
+        b = badge(row).strip()
+        if b:
+            left.insert(1, (f"[{b}] ", Style()))
+        segments = fit_segments(left, right, self.width - len(head), Style())
+        if segments is None:  # wide characters: let Rich cut it
+            body = "".join(t for t, _ in left) + "".join(t for t, _ in right)
+        else:
+            body = "".join(seg.text for seg in segments)
+        return (head + body).rstrip()
 
 
-def _num(x: object, spec: str = ".3f") -> str:
-    return format(x, spec) if isinstance(x, (int, float)) and not isinstance(x, bool) else "-"
+class _NoBodies:
+    """The transcript model's store, counting events without keeping them (the printer never
+    expands a row)."""
 
+    def __init__(self) -> None:
+        self.n = 0
 
-def format_event(ev: dict) -> str:
-    """One line for one event."""
-    kind = ev.get("type", "?")
-    stamp = time.strftime("%H:%M:%S", time.localtime(ev.get("t") or 0))
-    head = f"{stamp} #{ev.get('seq', '?'):<5} {kind:<15}"
-    body = _body(kind, ev)
-    return f"{head} {body}".rstrip()
+    def __len__(self) -> int:
+        return self.n
 
-
-def _body(kind: str, ev: dict) -> str:
-    if kind == "session_start":
-        return (f"{ev.get('task')} · model {ev.get('model')} · {ev.get('device')} · "
-                f"goal geomean >= {ev.get('goal', {}).get('min_geomean')}")
-    if kind == "session_resume":
-        return f"resumed after seq {ev.get('from_seq')} (pid {ev.get('pid')})"
-    if kind == "assistant_text":
-        return _one_line(ev.get("text")) + (" [interrupted]" if ev.get("interrupted") else "")
-    if kind == "thinking":
-        return f"({len(ev.get('text') or '')} chars of thinking)"
-    if kind == "tool_call":
-        inp = ev.get("input") or {}
-        arg = inp.get("command") or inp.get("path") or ""
-        if ev.get("name") == "evaluate":
-            arg = " ".join(f"{k}={v}" for k, v in inp.items())
-        return f"{ev.get('name')}: {_one_line(arg, 140)}"
-    if kind == "tool_result":
-        lines = (ev.get("output") or "").strip().splitlines()
-        last = lines[-1] if lines else ""
-        status = "interrupted" if ev.get("interrupted") else ("error" if ev.get("is_error") else "ok")
-        return f"{ev.get('name', '')} {status} in {_num(ev.get('duration_s'), '.1f')} s · {len(lines)} lines · {_one_line(last, 100)}"
-    if kind == "eval_start":
-        return f"{ev.get('candidate')} ({'quick' if ev.get('quick') else 'full'}, {ev.get('scenarios')} scenarios)"
-    if kind == "eval_progress":
-        what = ev.get("scenario") or ev.get("role") or ""
-        return f"{ev.get('done')}/{ev.get('total')} {ev.get('phase') or ''} {what}".rstrip()
-    if kind == "eval_result":
-        s = ev.get("summary") or {}
-        if ev.get("interrupted"):
-            return "interrupted"
-        verdict = "GOAL MET" if s.get("goal_met") else "goal not met"
-        return (f"geomean {_num(s.get('geomean'))} · passed {s.get('passed')}/{s.get('total')} · "
-                f"best {_num(s.get('best_geomean'))} · {verdict} · {ev.get('report')}")
-    if kind == "decision_point":
-        top = (ev.get("suggestions") or [{}])[0].get("id", "")
-        return f"{ev.get('kind')}: {_one_line(ev.get('evidence'), 110)}" + (f" → {top}" if top else "")
-    if kind == "human_message":
-        return f"[{ev.get('source')}{'/' + ev['bank_id'] if ev.get('bank_id') else ''}] {_one_line(ev.get('text'), 130)}"
-    if kind == "stop_check":
-        if ev.get("goal_met") and not ev.get("blocked"):
-            return "goal met: the session ends"
-        return "blocked: " + _one_line("; ".join(ev.get("reasons") or []), 140)
-    if kind == "usage":
-        return (f"in {ev.get('input_tokens')} (+{ev.get('cache_read_tokens')} cached, "
-                f"{ev.get('cache_write_tokens')} written) out {ev.get('output_tokens')} · "
-                f"${_num(ev.get('cost_usd'), '.4f')} · total ${_num(ev.get('total_cost_usd'), '.4f')}")
-    if kind == "error":
-        return ("FATAL " if ev.get("fatal") else "") + _one_line(ev.get("message"), 150)
-    if kind == "session_end":
-        return f"{ev.get('reason')}" + (f" · {ev['detail']}" if ev.get("detail") else "")
-    if kind in ("runner_note", "compaction"):
-        return _one_line(ev.get("text") or {k: v for k, v in ev.items() if k not in ("v", "seq", "t", "type")})
-    rest = {k: v for k, v in ev.items() if k not in ("v", "seq", "t", "type")}
-    return _one_line(json.dumps(rest, default=str), 150)
+    def get(self, index: int) -> dict:
+        raise IndexError("the printer keeps no event bodies")

@@ -29,6 +29,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", metavar="TASK", nargs="?", help="task name or folder (omit with --resume)")
     p.add_argument("--session", metavar="DIR", help="session directory (default: a new one under the sessions dir)")
     p.add_argument("--resume", metavar="SESSION", help="carry on an interrupted session and attach to it")
+    p.add_argument("--agent", choices=("native", "claude-code"), default="native",
+                   help="native: KernelSeek's own loop; claude-code: Claude Code driven headless")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="where no sandbox can be made, run the agent's commands unconfined instead of refusing")
     p.add_argument("--model", metavar="M", help="model (default: $KERNELSEEK_MODEL or the config default)")
     p.add_argument("--autopilot", action="store_true", help="let the bank answer decision points the steerer leaves open")
     p.add_argument("--grace", metavar="SECONDS", type=float, default=30.0,
@@ -45,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     check_launch_arguments(args)
     return steer(args.task, session=args.session, resume=args.resume, sessions_dir=args.sessions_dir,
                  launch=args, model=args.model, autopilot=args.autopilot, grace=args.grace,
-                 max_turns=args.max_turns, max_cost=args.max_cost, max_hours=args.max_hours, config=args.config)
+                 max_turns=args.max_turns, max_cost=args.max_cost, max_hours=args.max_hours, config=args.config,
+                 agent=args.agent, unsafe_no_sandbox=args.unsafe_no_sandbox)
 
 
 def _launch_args(task, session, resume, sessions_dir, launch, settings) -> argparse.Namespace:
@@ -56,7 +61,8 @@ def _launch_args(task, session, resume, sessions_dir, launch, settings) -> argpa
         base.update({k: getattr(launch, k) for k in base})
     return argparse.Namespace(task=task, session=session, resume=resume, sessions_dir=sessions_dir,
                               **base, **{"autopilot": False, "grace": 30.0, "model": None, "max_turns": None,
-                                         "max_cost": None, "max_hours": None, "config": None, **settings})
+                                         "max_cost": None, "max_hours": None, "config": None, "agent": None,
+                                         "unsafe_no_sandbox": False, **settings})
 
 
 def steer(task: str | None, *, session: str | None = None, resume: str | None = None,
@@ -67,7 +73,12 @@ def steer(task: str | None, *, session: str | None = None, resume: str | None = 
     from sessions.layout import resolve_session
 
     args = _launch_args(task, session, resume, sessions_dir, launch, settings)
-    make_client(load_config(settings.get("config")))  # a missing key: one line, before any session exists
+    config = load_config(settings.get("config"))
+    make_client(config)  # a missing key: one line, before any session exists
+    if settings.get("agent") == "claude-code":
+        from agent.claude_code.install import find_claude
+
+        find_claude(config.claude_code_path)  # not installed: one line saying how to get it
     if resume:
         paths = resolve_session(resume, sessions_dir)
         if paths.is_running():

@@ -55,6 +55,8 @@ class HeaderBar(PartStyles, Widget):
             status, label = "ended", f"ended: {s.end_reason}"
         pieces.append((8, Text(f"{STATUS_ICON.get(status, '·')} {label}",
                                self.part(f"status-{STATUS_PART.get(status, status)}"), end="")))
+        if s.unsandboxed:  # the agent's commands could read this machine: never dropped for room
+            pieces.append((10, Text("⚠ unsandboxed", self.part("goal-missed"), end="")))
         if s.started is not None and s.now is not None:
             pieces.append((6, Text(f"◷ {elapsed_text(s.now - s.started)}", self.part("dim"), end="")))
         if s.tokens_in or s.tokens_out:

@@ -24,6 +24,9 @@ from sessions.importers.common import (AGENT_CLAUDE_CODE, EventList, ImportResul
                                        finish, parse_time, read_json_lines, short_task)
 
 # records that carry no conversation content: counted, never turned into events
+# stream-json output (claude -p --output-format stream-json) around the conversation's records
+STREAM_TYPES = frozenset({"result", "control_request", "control_response", "control_cancel_request",
+                          "stream_event", "keep_alive", "rate_limit_event"})
 METADATA_TYPES = frozenset({
     "summary", "file-history-snapshot", "queue-operation", "ai-title", "custom-title", "mode",
     "permission-mode", "last-prompt", "pr-link", "tag", "agent-name", "agent-color", "agent-setting",
@@ -50,6 +53,7 @@ HARNESS_PREFIXES = (
     ("Caveat:", "caveat"),
     ("<user-prompt-submit-hook>", "hook_output"),
     ("<session-start-hook>", "hook_output"),
+    ("Stop hook feedback:", "hook_output"),  # a Stop hook's reason, fed back to the model
 )
 
 
@@ -154,11 +158,28 @@ class _Graph:
         return out
 
 
-class _Importer:
-    def __init__(self, path: Path, stats: ImportStats) -> None:
-        self.path = path
-        self.stats = stats
-        self.ev = EventList(stats)
+class ClaudeCodeTranslator:
+    """Claude Code records into our events: the mapping the importer, the live Claude Code
+    agent (its stream-json output) and attach mode (a transcript followed live) share.
+
+    `feed(record)` takes one record in the order it arrives and returns the events it made; the
+    importer instead scans a whole file first and feeds the records threaded (`run`). Options for
+    the live uses: `usage=False` when usage is counted elsewhere (the driven agent's API proxy
+    sees every request exactly); `own_interrupts=True` when KernelSeek itself interrupted (its
+    log already holds the steerer's interrupt, so Claude Code's echo of it is not a second one);
+    `human_source` for prompts a person typed into Claude Code (attach mode: "free")."""
+
+    def __init__(self, path: Path | None = None, stats: ImportStats | None = None, *, usage: bool = True,
+                 own_interrupts: bool = False, human_source: str = "imported") -> None:
+        self.path = path or Path("claude-code")
+        self.stats = stats or ImportStats(format=AGENT_CLAUDE_CODE, source=str(self.path))
+        self.ev = EventList(self.stats)
+        self.want_usage = usage
+        self.own_interrupts = own_interrupts
+        self.human_source = human_source
+        self.live = False  # fed record by record: no scan of the whole file ahead
+        self._pending_usage: tuple | None = None  # live: (message id, record, t) until the message ends
+        self._feed_no = 0
         self.calls: dict[str, dict] = {}  # our tool id -> tool_call event
         self.pending_redacted: dict[str, list[str]] = {}  # agent id ("" main) -> unanswered redacted calls
         self.results_seen: set[str] = set()
@@ -183,81 +204,123 @@ class _Importer:
         self.only_sidechains = False
         self.compaction_open: dict | None = None
         self.redacted_n = 0
+        self._has_main = False
+        self._last_enqueued_command = False
 
     # ---- the pass over metadata ---------------------------------------------------------
     def scan(self, lines: list[Line]) -> _Graph:
         graph = _Graph(self.stats)
-        last_enqueued_command = False
-        has_main = False
+        self._has_main = False
         for line in lines:
-            rec = line.record
-            kind = rec.get("type")
-            self.stats.records[str(kind)] += 1
-            if kind in CHAIN_TYPES:
+            if self._note(line) == "chain":
                 graph.add(line)
-                self.uuids.add(rec.get("uuid"))
-                if kind in ("user", "assistant") and not rec.get("isSidechain"):
-                    has_main = True
-                if self.session_id is None and isinstance(rec.get("sessionId"), str):
-                    self.session_id = rec["sessionId"]
-                    self.cwd = rec.get("cwd")
-                    self.version = rec.get("version")
-                    self.git_branch = rec.get("gitBranch")
-                if kind == "assistant":
-                    msg = _message(rec)
-                    mid = msg.get("id")
-                    if isinstance(mid, str) and isinstance(msg.get("usage"), dict):
-                        self.usage_last_line[mid] = line.no
-                elif kind == "user" and rec.get("isMeta"):
-                    text = _text_of(_message(rec).get("content"))
-                    if text:
-                        self.meta_texts.add(text.strip())
-            elif kind in METADATA_TYPES:
-                self.stats.skip(f"metadata:{kind}")
-                if kind == "summary" and isinstance(rec.get("summary"), str):
-                    self.summaries[str(rec.get("leafUuid"))] = rec["summary"]
-                elif kind in ("ai-title", "custom-title"):
-                    title = rec.get("aiTitle") or rec.get("customTitle") or rec.get("title")
-                    if isinstance(title, str) and title.strip():
-                        self.title = title.strip()  # the newest wins
-                elif kind == "queue-operation" and rec.get("operation") == "enqueue":
-                    # a queued slash command is logged as its name, then its expanded body; the
-                    # body later reaches the transcript as an ordinary user record
-                    content = rec.get("content")
-                    if isinstance(content, str):
-                        if last_enqueued_command and not content.startswith("<"):
-                            self.command_bodies.add(content.strip())
-                        last_enqueued_command = "<command-name>" in content
-            else:
-                self.stats.unknown[str(kind)] += 1
-        self.only_sidechains = not has_main
+        self.only_sidechains = not self._has_main
         return graph
+
+    def _note(self, line: Line) -> str:
+        """What a record says about the whole session (ids, titles, command bodies, where usage
+        ends), before any events; returns chain | meta | stream | unknown."""
+        rec = line.record
+        kind = rec.get("type")
+        self.stats.records[str(kind)] += 1
+        if kind in CHAIN_TYPES:
+            self.uuids.add(rec.get("uuid"))
+            if kind in ("user", "assistant") and not rec.get("isSidechain"):
+                self._has_main = True
+            if self.session_id is None and isinstance(rec.get("sessionId") or rec.get("session_id"), str):
+                self.session_id = rec.get("sessionId") or rec.get("session_id")
+                self.cwd = rec.get("cwd")
+                self.version = rec.get("version")
+                self.git_branch = rec.get("gitBranch")
+            if kind == "assistant":
+                msg = _message(rec)
+                mid = msg.get("id")
+                if isinstance(mid, str) and isinstance(msg.get("usage"), dict):
+                    self.usage_last_line[mid] = line.no
+            elif kind == "user" and rec.get("isMeta"):
+                text = _text_of(_message(rec).get("content"))
+                if text:
+                    self.meta_texts.add(text.strip())
+            return "chain"
+        if kind in METADATA_TYPES:
+            self.stats.skip(f"metadata:{kind}")
+            if kind == "summary" and isinstance(rec.get("summary"), str):
+                self.summaries[str(rec.get("leafUuid"))] = rec["summary"]
+            elif kind in ("ai-title", "custom-title"):
+                title = rec.get("aiTitle") or rec.get("customTitle") or rec.get("title")
+                if isinstance(title, str) and title.strip():
+                    self.title = title.strip()  # the newest wins
+            elif kind == "queue-operation" and rec.get("operation") == "enqueue":
+                # a queued slash command is logged as its name, then its expanded body; the
+                # body later reaches the transcript as an ordinary user record
+                content = rec.get("content")
+                if isinstance(content, str):
+                    if self._last_enqueued_command and not content.startswith("<"):
+                        self.command_bodies.add(content.strip())
+                    self._last_enqueued_command = "<command-name>" in content
+            return "meta"
+        if kind in STREAM_TYPES:  # Claude Code's stream-json protocol, not the conversation
+            self.stats.skip(f"stream:{kind}")
+            return "stream"
+        self.stats.unknown[str(kind)] += 1
+        return "unknown"
+
+    # ---- live: one record at a time -----------------------------------------------------------
+    def feed(self, record: dict, t: float | None = None) -> list[dict]:
+        """One record as it arrives; the events it makes (in order). `t` stands in for records
+        that carry no timestamp (stream-json assistant records)."""
+        self.live = True
+        self._feed_no += 1
+        if t is not None and record.get("timestamp") is None:
+            record = {**record, "timestamp": t}
+        n = len(self.ev.events)
+        mid = _message(record).get("id") if record.get("type") == "assistant" else None
+        if self._pending_usage is not None and mid != self._pending_usage[0]:
+            self.flush()
+        if self._note(Line(self._feed_no, record)) == "chain":
+            self._dispatch(self._feed_no, record)
+        return self.ev.events[n:]
+
+    def flush(self) -> list[dict]:
+        """Live: the usage of a reply whose records have all come (at the end of a turn)."""
+        n = len(self.ev.events)
+        if self._pending_usage is not None:
+            _, rec, t = self._pending_usage
+            self._pending_usage = None
+            self._usage(rec, t)
+        return self.ev.events[n:]
 
     # ---- records --------------------------------------------------------------------------
     def run(self, lines: list[Line]) -> None:
         graph = self.scan(lines)
         for line_no, rec in graph.threaded():
-            kind = rec.get("type")
-            try:
-                if kind == "assistant":
-                    self.assistant(line_no, rec, self._scope(rec))
-                elif kind == "user":
-                    self.user(line_no, rec, self._scope(rec))
-                elif kind == "system":
-                    self.system(rec)
-                elif kind == "progress":
-                    self.progress(line_no, rec)
-                elif kind == "attachment":
-                    self.attachment(rec)
-                else:
-                    self.stats.skip(f"record:{kind}")
-            except (AttributeError, TypeError, KeyError, ValueError) as exc:
-                # a record of an unexpected shape: counted and skipped, the rest still imported
-                self.stats.skip("unexpected_shape")
-                self.stats.note(f"line {line_no}: {kind} record of unexpected shape ({type(exc).__name__}: {exc})")
+            self._dispatch(line_no, rec)
+
+    def _dispatch(self, line_no: int, rec: dict) -> None:
+        kind = rec.get("type")
+        try:
+            if kind == "assistant":
+                self.assistant(line_no, rec, self._scope(rec))
+            elif kind == "user":
+                self.user(line_no, rec, self._scope(rec))
+            elif kind == "system":
+                self.system(rec)
+            elif kind == "progress":
+                self.progress(line_no, rec)
+            elif kind == "attachment":
+                self.attachment(rec)
+            else:
+                self.stats.skip(f"record:{kind}")
+        except (AttributeError, TypeError, KeyError, ValueError) as exc:
+            # a record of an unexpected shape: counted and skipped, the rest still imported
+            self.stats.skip("unexpected_shape")
+            self.stats.note(f"line {line_no}: {kind} record of unexpected shape ({type(exc).__name__}: {exc})")
 
     def _scope(self, rec: dict) -> dict:
         """The fields that mark a sidechain record's events as a subagent's ({} for the main thread)."""
+        parent = rec.get("parent_tool_use_id")  # stream-json: a subagent's records name their Task call
+        if isinstance(parent, str) and parent:
+            return {"sidechain": True, "agent_id": parent, "parent_tool_id": parent}
         if not rec.get("isSidechain") or self.only_sidechains:
             return {}
         uid = rec.get("uuid")
@@ -306,15 +369,23 @@ class _Importer:
             else:
                 self.stats.skip(f"assistant_block:{kind}")
         mid = msg.get("id")
-        if (isinstance(mid, str) and not scope and self.usage_last_line.get(mid) == line_no
-                and mid not in self.usage_done):
-            self.usage_done.add(mid)
-            u = msg.get("usage") or {}
-            self.ev.add("usage", t, input_tokens=int(u.get("input_tokens") or 0),
-                        output_tokens=int(u.get("output_tokens") or 0),
-                        cache_read_tokens=int(u.get("cache_read_input_tokens") or 0),
-                        cache_write_tokens=int(u.get("cache_creation_input_tokens") or 0),
-                        model=model)
+        if not isinstance(mid, str) or scope or mid in self.usage_done or not self.want_usage:
+            return
+        if self.live:  # its last record is known once another record comes (or the turn ends)
+            if isinstance(msg.get("usage"), dict):
+                self._pending_usage = (mid, rec, t)
+        elif self.usage_last_line.get(mid) == line_no:
+            self._usage(rec, t)
+
+    def _usage(self, rec: dict, t: float | None) -> None:
+        msg = _message(rec)
+        self.usage_done.add(msg.get("id"))
+        u = msg.get("usage") or {}
+        self.ev.add("usage", t, input_tokens=int(u.get("input_tokens") or 0),
+                    output_tokens=int(u.get("output_tokens") or 0),
+                    cache_read_tokens=int(u.get("cache_read_input_tokens") or 0),
+                    cache_write_tokens=int(u.get("cache_creation_input_tokens") or 0),
+                    model=msg.get("model"))
 
     def tool_call(self, t: float | None, block: dict, scope: dict, rec: dict) -> None:
         raw_id = block.get("id")
@@ -362,7 +433,7 @@ class _Importer:
             fields["name"] = call["name"]
         else:
             self.stats.note("some tool results answer calls that are not in the transcript")
-        extra = rec.get("toolUseResult")
+        extra = rec.get("toolUseResult", rec.get("tool_use_result"))
         if isinstance(extra, dict):
             if extra.get("interrupted"):
                 fields["interrupted"] = True
@@ -405,7 +476,10 @@ class _Importer:
             self.stats.skip("transcript_only")
             return
         if text.startswith(INTERRUPT_PREFIX):
-            self.ev.add("human_message", t, text=text, source="imported", kind="interrupt")
+            if self.own_interrupts:  # KernelSeek sent it: its log holds the steerer's interrupt
+                self.stats.skip("own_interrupt")
+                return
+            self.ev.add("human_message", t, text=text, source=self.human_source, kind="interrupt")
             return
         for prefix, reason in HARNESS_PREFIXES:
             if text.startswith(prefix):
@@ -432,7 +506,7 @@ class _Importer:
         if stripped in self.command_bodies or stripped in self.meta_texts:
             self.stats.skip("command_body")
             return
-        fields = {"source": "imported", "kind": "message"}
+        fields = {"source": self.human_source, "kind": "message"}
         if with_results:
             fields["via"] = "mid_turn"  # typed while tools ran; delivered with their results
         self.ev.add("human_message", t, text=stripped, **fields)
@@ -445,7 +519,7 @@ class _Importer:
         tool_id = result.get("id")
         if tool_id in self.ask_calls:
             answers = None
-            extra = rec.get("toolUseResult")
+            extra = rec.get("toolUseResult", rec.get("tool_use_result"))
             if isinstance(extra, dict) and isinstance(extra.get("answers"), dict):
                 answers = {str(k): str(v) for k, v in extra["answers"].items()}
             elif "User has answered your question" in output:
@@ -522,7 +596,7 @@ class _Importer:
         t = parse_time(rec.get("timestamp"))
         if kind == "queued_command" and isinstance(att.get("prompt"), str) and att["prompt"].strip():
             # a prompt typed while the agent was busy, delivered between tool calls
-            self.ev.add("human_message", t, text=att["prompt"].strip(), source="imported",
+            self.ev.add("human_message", t, text=att["prompt"].strip(), source=self.human_source,
                         kind="message", via="queued")
             return
         self.stats.skip(f"attachment:{kind}")
@@ -553,7 +627,7 @@ def import_claude_code(path: str | Path, extra_files: list[Path] | None = None) 
         lines.extend(Line(base + ln.no, ln.record) for ln in sub_lines)
         stats.malformed.extend(sub_stats.malformed)
         stats.note(f"subagent file {extra.name}: {len(sub_lines)} records")
-    imp = _Importer(p, stats)
+    imp = ClaudeCodeTranslator(p, stats)
     imp.run(lines)
     model = imp.models[0] if imp.models else None
     events = finish(imp.ev, stats, agent=AGENT_CLAUDE_CODE, model=model, task=imp.task(), source=str(p),

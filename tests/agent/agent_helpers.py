@@ -3,8 +3,10 @@ process, and reading the session log. (Fixtures are in conftest.py; tests import
 never from `conftest`, which pytest may have bound to another folder's conftest.)"""
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,33 +24,35 @@ REPO = HERE.parent.parent
 API_KEY = "sk-ant-test-SECRET-9f8e7d6c5b4a3210"
 # fast settings: tiny timing budgets, the quick subset at the stop gate, short retry waits
 FAST = dict(eval_time_budget_s=0.02, eval_min_pairs=3, gate_quick=True, retry_base_s=0.01,
-            retry_cap_s=0.05, delta_interval_s=0.1, sandbox="none")
+            retry_cap_s=0.05, delta_interval_s=0.1)
 
 
-def make_runner(task: str, session_dir: Path, **settings):
-    """A runner in this process (the SDK reads the environment the `fake` fixture set)."""
+def _native(settings: dict):
     from agent.config import load_config
     from agent.model import ModelClient, client_secrets, make_client
-    from agent.runner import Runner
+    from agent.native import NativeAgent
     from agent.secrets import secret_values
+    from agent.shell import tool_sandbox
 
     config = load_config(None, **{**FAST, **settings})
     client = make_client(config)
-    return Runner.create(task, config=config, model=ModelClient(client, config),
-                         secrets=secret_values(extra=client_secrets(client)), session_dir=session_dir)
+    return dict(agent=NativeAgent(ModelClient(client, config), config), config=config,
+                secrets=secret_values(extra=client_secrets(client)), sandbox=tool_sandbox(config))
+
+
+def make_runner(task: str, session_dir: Path, **settings):
+    """A session host with the native agent in this process (the SDK reads the environment the
+    `fake` fixture set); the sandbox is the machine's (CI installs bubblewrap)."""
+    from agent.host import SessionHost
+
+    return SessionHost.create(task, session_dir=session_dir, **_native(settings))
 
 
 def resume_runner(session_dir: Path, **settings):
     """`--resume` in this process."""
-    from agent.config import load_config
-    from agent.model import ModelClient, client_secrets, make_client
-    from agent.runner import Runner
-    from agent.secrets import secret_values
+    from agent.host import SessionHost
 
-    config = load_config(None, **{**FAST, **settings})
-    client = make_client(config)
-    return Runner.resume(session_dir, config=config, model=ModelClient(client, config),
-                         secrets=secret_values(extra=client_secrets(client)))
+    return SessionHost.resume(session_dir, **_native(settings))
 
 
 def run_in_thread(runner) -> tuple[threading.Thread, dict]:
@@ -121,3 +125,41 @@ def kernelseek(args: list[str], env: dict, **kw) -> subprocess.Popen:
     """The real `kernelseek` command line as a child process (stdout and stderr piped)."""
     kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, **kw}
     return subprocess.Popen([sys.executable, "-m", "console", *args], env=env, cwd=str(REPO), **kw)
+
+
+def _key_forms(key: str) -> list[bytes]:
+    raw = key.encode()
+    forms = [raw, raw[::-1], base64.b64encode(raw), raw.hex().encode()]
+    # base64 of a longer text holds the key's encoding at one of three alignments
+    for shift in range(3):
+        forms.append(base64.b64encode(b"x" * shift + raw)[4:-4])
+    return forms
+
+
+def assert_no_key_in(data: bytes, where: str, key: str = API_KEY) -> None:
+    """The test key is not in `data`: not plain, reversed, hex or base64 (at any alignment), nor in
+    any base64-looking run decoded."""
+    for form in _key_forms(key):
+        assert form not in data, f"{where} holds the key ({form[:12]!r}...)"
+    # decode every base64-looking run and look again
+    for run in re.findall(rb"[A-Za-z0-9+/=]{40,}", data):
+        try:
+            decoded = base64.b64decode(run + b"=" * (-len(run) % 4), validate=False)
+        except ValueError:
+            continue
+        assert key.encode() not in decoded and key.encode()[::-1] not in decoded, where
+
+
+def processes_with(marker: str) -> list[int]:
+    """Pids of the processes (other than this one) whose command line holds `marker`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found

@@ -6,7 +6,7 @@ import threading
 import time
 import uuid
 
-from agent_helpers import events, make_runner, of_type, resume_runner, run_in_thread, wait_for_event
+from agent_helpers import events, make_runner, of_type, processes_with, resume_runner, run_in_thread, wait_for_event
 from fake_anthropic import Reply, text, tool
 from sessions.inbox import Inbox
 
@@ -46,7 +46,7 @@ def test_an_interrupt_cancels_a_running_tool_within_two_seconds(fake, tmp_path):
     assert time.monotonic() - t0 < 2.0
     thread.join(30)
     assert result["interrupted"] is True and "interrupted by the steerer" in result["output"]
-    assert not _processes_with(marker)  # the whole process group is gone
+    assert not processes_with(marker)  # the whole process group is gone
     evs = events(tmp_path / "s")
     (ack,) = of_type(evs, "human_message")
     assert ack["kind"] == "interrupt" and ack["cancelled"] == "tool"
@@ -117,17 +117,6 @@ def test_autopilot_leaves_the_question_to_a_human_who_writes_within_the_grace(fa
     (human,) = of_type(evs, "human_message")
     assert human["source"] == "free" and human["posted_t"] > stall["t"]
 
-
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    found.append(int(pid))
-        except OSError:
-            pass
-    return found
 
 
 def test_an_interrupt_cancels_a_running_evaluation(fake, tmp_path):

@@ -1,7 +1,6 @@
 """Limits, the context budget, stopping, and a runner that outlives its terminal."""
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import uuid
@@ -100,8 +99,12 @@ def test_a_closed_stdout_does_not_stop_the_runner(tmp_path):
     assert of_type(events(tmp_path / "s"), "session_end")[-1]["reason"] == "max_turns"
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
-def test_bwrap_confines_bash_to_the_workspace(fake, tmp_path, monkeypatch):
+@pytest.mark.parametrize("kind", ["bwrap", "unshare"])
+def test_the_sandbox_confines_bash_to_the_workspace(fake, tmp_path, monkeypatch, kind):
+    from evaluator.sandbox import find_sandbox
+
+    if not find_sandbox(kind).confines:
+        pytest.skip(f"{kind} cannot confine here: {find_sandbox(kind).note}")
     outside = REPO / f"ks-outside-{uuid.uuid4().hex[:8]}.txt"  # the repository is read-only inside
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
@@ -112,17 +115,20 @@ def test_bwrap_confines_bash_to_the_workspace(fake, tmp_path, monkeypatch):
     port = server.url.rsplit(":", 1)[1]
     command = (f"echo inside > note.txt && cat note.txt; (echo x > {outside}) 2>/dev/null || echo denied; "
                f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo network || echo no-network; "
-               f"ls {home}/.ssh | wc -l; wc -c < {home}/.netrc")
+               f"ls -A {home}/.ssh 2>/dev/null | wc -l; cat {home}/.netrc 2>/dev/null | wc -c; "
+               "ls /proc | grep -c '^[0-9]'")
     server.add(Reply(tool("bash", command=command)), Reply(tool("bash", command="true")))
-    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2, sandbox="bwrap")
-    if runner.sandbox.mode != "bwrap":
-        pytest.skip(f"bwrap cannot run here: {runner.sandbox.note}")
+    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2, sandbox=kind)
+    assert runner.sandbox.kind == kind
     try:
         runner.run()
     finally:
         outside.unlink(missing_ok=True)
     out = of_type(events(tmp_path / "s"), "tool_result")[0]["output"].splitlines()
     assert out[:2] == ["inside", "denied"]
-    assert out[2] == ("network" if runner.sandbox.network else "no-network")
-    assert out[3:5] == ["0", "0"]  # credential stores are empty inside
+    assert out[2] == ("no-network" if runner.sandbox.network_unsharable else "network")
+    assert out[3:5] == ["0", "0"]  # credential stores are empty (or absent) inside
+    assert int(out[5]) < 8  # its own PID namespace: none of the machine's processes
     assert (tmp_path / "s" / "workspace" / "note.txt").read_text() == "inside\n"
+    start = of_type(events(tmp_path / "s"), "session_start")[0]
+    assert start["sandboxed"] is True and start["sandbox"].startswith(kind)

@@ -193,23 +193,45 @@ def test_compaction_spares_evaluations_and_human_words():
     assert msgs[2]["content"][1]["content"] == "LOG " * 2000  # the original is untouched
 
 
-def test_every_event_type_prints_as_one_line():
-    from console.commands.run import format_event
+def test_every_event_type_prints_as_lines_of_one_row_each():
+    from console.commands.run import EventLines
 
     samples = [
         _ev(0, "session_start", task="t", model="m", device="cpu", goal={"min_geomean": 2}),
         _ev(1, "assistant_text", text="a\nb"), _ev(2, "thinking", text="hmm"),
-        _ev(3, "tool_call", name="bash", input={"command": "ls\n-la"}), _ev(4, "tool_result", name="bash", output="x\ny"),
+        _ev(3, "tool_call", id="c1", name="bash", input={"command": "ls\n-la"}),
+        _ev(4, "tool_result", id="c1", name="bash", output="x\ny", duration_s=0.5),
         _ev(5, "eval_start", candidate="c.c", quick=True, scenarios=3), _ev(6, "eval_progress", done=1, total=3),
         _ev(7, "eval_result", summary={"geomean": 1.2, "passed": 3, "total": 3}, report="evals/0001.json"),
         _ev(8, "decision_point", kind="stall", evidence="e", suggestions=[{"id": "q", "text": "?"}]),
         _ev(9, "human_message", text="hi", source="free"), _ev(10, "stop_check", goal_met=False, reasons=["r"]),
         _ev(11, "usage", input_tokens=1, output_tokens=2), _ev(12, "error", message="boom"),
-        _ev(13, "session_end", reason="goal_met"), _ev(14, "compaction", upto=3), _ev(15, "something_new", x=1),
+        _ev(13, "compaction", upto=3), _ev(14, "something_new", x=1), _ev(15, "session_end", reason="goal_met"),
     ]
-    for ev in samples:
-        line = format_event(ev)
-        assert "\n" not in line and ev["type"] in line
+    printer = EventLines(100)
+    printed = {ev["type"]: printer.add(ev) for ev in samples}
+    for kind, lines in printed.items():
+        assert all("\n" not in line and len(line) <= 100 for line in lines), kind
+    assert printed["usage"] == [] and printed["eval_progress"] == []
+    assert "▸ bash ls -la" in printed["tool_call"][0] and printed["tool_result"][0].endswith("0.50s ✓")
+    assert "1.200×" in printed["eval_result"][0] and "[YOU · free] hi" in printed["human_message"][0]
+    assert "[STALL] e" in printed["decision_point"][0] and "something_new" in printed["something_new"][0]
+    assert "session ended: goal_met" in printed["session_end"][0]
+
+
+def test_the_printer_shows_escape_sequences_and_never_sends_them():
+    from console.commands.run import EventLines
+
+    nasty = ("\x1b]0;owned title\x07 \x1b]52;c;Y3VybCBldmlsLnNo\x07 \x1b[?1000h \x9b31m "
+             "\u202eevil\u202c \x1b[2J")
+    printer = EventLines(300)
+    lines = printer.add(_ev(0, "tool_call", id="a", name="bash", input={"command": nasty}))
+    lines += printer.add(_ev(1, "tool_result", id="a", name="bash", output=nasty))
+    lines += printer.add(_ev(2, "assistant_text", text=nasty))
+    lines += printer.add(_ev(3, "error", message=nasty))
+    text = "\n".join(lines)
+    assert not any(c in text for c in "\x1b\x07\x9b\u202e\u202c")
+    assert "␛]52;c;" in text and "⟨U+202E⟩" in text  # shown, so the reader sees what was tried
 
 
 def test_session_start_names_the_arch_and_capabilities_ranking_filters_on():
@@ -220,3 +242,14 @@ def test_session_start_names_the_arch_and_capabilities_ranking_filters_on():
     assert task_arch(cuda) == "sm90" and task_arch(load_task("softmax-cpu")) == "cpu"
     assert "other_implementation" in task_capabilities(cuda)  # its harness times an upstream baseline
     assert "other_implementation" not in task_capabilities(load_task("softmax-cpu"))
+
+
+def test_everything_the_runner_writes_to_its_terminal_or_log_is_inert():
+    import io
+
+    from console.commands.run import InertStream
+
+    sink = io.StringIO()
+    stream = InertStream(sink)
+    stream.write("Traceback: \x1b]52;c;ZXZpbA==\x07 \x1b[?1049h \u202egnp.exe\u202c\n")
+    assert sink.getvalue() == "Traceback: ␛]52;c;ZXZpbA==␇ ␛[?1049h ⟨U+202E⟩gnp.exe⟨U+202C⟩\n"

@@ -55,7 +55,6 @@ def test_steer_starts_a_detached_runner_that_outlives_the_console_and_stop_ends_
     from console.commands import steer, stop
 
     fake(handler=BUSY)
-    monkeypatch.setenv("KERNELSEEK_SANDBOX", "none")
     code = steer.steer("attention-cpu", sessions_dir=str(tmp_path))
     assert code == 0
     (app,) = stand_in.opened
@@ -93,7 +92,6 @@ def test_steer_resume_refuses_a_running_session_and_carries_on_a_stopped_one(fak
     from console.commands import steer, stop
 
     fake(handler=BUSY)
-    monkeypatch.setenv("KERNELSEEK_SANDBOX", "none")
     steer.steer("attention-cpu", sessions_dir=str(tmp_path))
     first = stand_in.opened[-1]
     with pytest.raises(steer.SteerError, match="running already"):
@@ -121,7 +119,6 @@ def test_start_with_a_key_steers_the_task_this_machine_can_run(fake, stand_in, t
     from console.commands import start, stop
 
     fake(handler=BUSY)
-    monkeypatch.setenv("KERNELSEEK_SANDBOX", "none")
     assert start.run(argparse.Namespace(task=None, autopilot=False, model=None, sessions_dir=str(tmp_path))) == 0
     (app,) = stand_in.opened
     expected = "attention-fwd-sm90" if start.hopper_gpu_present() else "attention-cpu"

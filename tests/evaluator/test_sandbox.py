@@ -94,3 +94,15 @@ def test_none_leaves_the_command_as_it_is() -> None:
     assert Sandbox("none", "").wrap(["true"], Confinement()) == ["true"]
     with pytest.raises(ValueError):
         find_sandbox("docker")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_readable_paths_are_seen_even_under_tmp_and_refuse_writes(kind: str, tmp_path: Path) -> None:
+    ws, task = tmp_path / "ws", tmp_path / "task"
+    ws.mkdir()
+    task.mkdir()
+    (task / "seed.c").write_text("int seed;\n")
+    r = run(kind, f"cat {task}/seed.c; echo hacked > {task}/seed.c; echo ok > {ws}/out",
+            Confinement(writable=(ws,), readable=(task,), chdir=ws))
+    assert r.stdout == "int seed;\n" and "Read-only file system" in r.stderr
+    assert (task / "seed.c").read_text() == "int seed;\n" and (ws / "out").read_text() == "ok\n"
