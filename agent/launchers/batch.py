@@ -9,6 +9,7 @@ arms separated by commas, settings of one arm joined by `+`:
     model=claude-sonnet-4-5       another model
     autopilot+grace=0             settings combined
     max-turns=40 | max-cost=5 | max-hours=2 | config=FILE
+    agent=claude-code             Claude Code instead of the native agent
 
 A batch (more than one session) gets a manifest, `<home>/batches/<batch>/batch.json`, listing its
 sessions, their arms and job ids: `kernelseek compare --arms-of JOB|BATCH` reads it.
@@ -28,7 +29,8 @@ from sessions.layout import (SessionPaths, create_session, kernelseek_home, make
                              new_session_name, sessions_root)
 
 _ARM_KEYS = {"model": str, "grace": float, "max-turns": int, "max-cost": float, "max-hours": float,
-             "config": str}
+             "config": str, "agent": str}
+AGENTS = ("native", "claude-code")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ def parse_arms(text: str) -> list[Arm]:
             if key not in _ARM_KEYS or not eq:
                 raise LaunchUsageError(f"--arms: cannot read {part!r} (an arm is autopilot, none, or KEY=VALUE "
                                   f"with KEY one of {', '.join(sorted(_ARM_KEYS))}, joined by +)")
+            if key == "agent" and value not in AGENTS:
+                raise LaunchUsageError(f"--arms: agent={value}: the agents are {', '.join(AGENTS)}")
             try:
                 settings[key.replace("-", "_")] = _ARM_KEYS[key](value)
             except ValueError:

@@ -18,7 +18,7 @@ is not correct on every scenario counts as 0x.
 Sessions are given by name or directory, or all those of one launch with
 --arms-of (the job id or batch name `kernelseek run --count/--arms` printed).
 Arms come from the launch (`--arms`), else from the sessions' settings (--by
-autopilot|model)."""
+autopilot|model|agent)."""
 
 
 class CompareError(Exception):
@@ -28,8 +28,9 @@ class CompareError(Exception):
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("sessions", metavar="SESSION", nargs="*", help="sessions to compare")
     p.add_argument("--arms-of", metavar="JOB", help="every session of one launch (Slurm job id or batch name)")
-    p.add_argument("--by", choices=("arm", "autopilot", "model"), default="arm",
-                   help="what makes an arm: the launch's --arms (default), autopilot on/off, or the model")
+    p.add_argument("--by", choices=("arm", "autopilot", "model", "agent"), default="arm",
+                   help="what makes an arm: the launch's --arms (default), autopilot on/off, the model, or "
+                        "the agent")
     p.add_argument("--budget", metavar="S", type=float, help="timing budget per scenario, seconds (default: the task's)")
     p.add_argument("--pairs", metavar="N", type=int,
                    help="timed seed/candidate pairs per scenario at least (default: the task's; fewer is faster "

@@ -20,7 +20,7 @@ def add_launch_arguments(p: argparse.ArgumentParser) -> None:
                    help="start N sessions of TASK at once (one Slurm job array with --on slurm)")
     g.add_argument("--arms", metavar="A,B",
                    help="deal the sessions to arms of settings, in turn: autopilot, none, model=M, "
-                        "max-turns=N, ... joined by + within an arm (e.g. autopilot,none)")
+                        "agent=claude-code, max-turns=N, ... joined by + within an arm (e.g. autopilot,none)")
     g.add_argument("--group", metavar="NAME",
                    help="share the session directory with this group (default: private to you, 0700)")
     s = p.add_argument_group("Slurm (with --on slurm; defaults from the config file's slurm: section)")

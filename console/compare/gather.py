@@ -53,6 +53,8 @@ def arm_of(digest: SessionDigest, launch: dict | None, by: str) -> str:
     """The arm a session belongs to: its launch record's arm, else what its settings say."""
     if by == "model":
         return digest.model or "?"
+    if by == "agent":
+        return digest.agent or "?"
     if by == "autopilot":
         return "autopilot" if digest.autopilot else "none"
     arm = (launch or {}).get("arm")

@@ -55,7 +55,7 @@ def test_compare_prints_the_arms_and_their_difference_and_matches_a_reevaluation
     on = ["--on", "slurm", "--gpus", "1"] if slurm_or_none is not None else ["--on", "local"]
     with FakeAnthropic(handler=steered_by_questions) as server:
         # one OpenMP thread: the timing of a two-thread kernel on a shared two-core box is mostly noise
-        env = cli_env(server, home, **(slurm_or_none.env if slurm_or_none else {}), KERNELSEEK_SANDBOX="none",
+        env = cli_env(server, home, **(slurm_or_none.env if slurm_or_none else {}),
                       KERNELSEEK_STEERING_LOG="off", OMP_NUM_THREADS="1")
         r = kernelseek(["run", str(task), *on, "--count", "4", "--arms", "autopilot,none", "--config", str(cfg)], env)
         assert r.returncode == 0, r.stderr
@@ -69,7 +69,7 @@ def test_compare_prints_the_arms_and_their_difference_and_matches_a_reevaluation
     out = tmp_path / "cmp"
     report = tmp_path / "report" / "arms.md"
     t0 = time.monotonic()
-    r = kernelseek(["compare", "--arms-of", ref, "--budget", "0.01", "--pairs", "3", "--out", str(out),
+    r = kernelseek(["compare", "--arms-of", ref, "--budget", "0.05", "--pairs", "8", "--out", str(out),
                     "--report", str(report)], {**env, "COLUMNS": "160"}, timeout=240)
     print(f"compare took {time.monotonic() - t0:.1f} s")
     assert r.returncode == 0, r.stderr
@@ -101,11 +101,13 @@ def test_compare_prints_the_arms_and_their_difference_and_matches_a_reevaluation
     from evaluator import evaluate_isolated
 
     by_hand = evaluate_isolated(task, os.path.join(steered["path"], "workspace", "candidate.c"),
-                                time_budget_s=0.01, min_pairs=3, seed=steered["eval_seed"]).summary()
+                                time_budget_s=0.05, min_pairs=8, seed=steered["eval_seed"]).summary()
     assert by_hand["all_correct"] == steered["all_correct"] and by_hand["passed"] == steered["passed"]
     assert by_hand["failing"] == []
-    # the same kernel timed again: within the noise of a shared box (the correctness above is exact)
-    assert 0.5 < by_hand["geomean"] / steered["geomean"] < 2.0
+    # the same kernel timed again: both clearly faster than the seed, and within the noise of a
+    # shared two-core box of each other (the correctness above is exact)
+    assert by_hand["geomean"] > 1.3 and steered["geomean"] > 1.3
+    assert 0.4 < by_hand["geomean"] / steered["geomean"] < 2.5
     assert by_hand["candidate_sha256"] == steered["candidate_sha256"]
 
     md = report.read_text()

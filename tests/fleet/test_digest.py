@@ -51,6 +51,7 @@ def test_only_whole_correct_evaluations_of_the_gates_scope_count():
 
 def test_every_viewer_shows_one_best_geomean_for_a_session_where_the_old_rules_disagreed(tmp_path, monkeypatch):
     from agent.evaluation import Evaluations
+    from sessions.layout import SessionPaths
     from console.commands import sessions as sessions_cmd
     from console.model import SessionModel
     from console.sessions_view import session_row
@@ -72,7 +73,7 @@ def test_every_viewer_shows_one_best_geomean_for_a_session_where_the_old_rules_d
     model.add(events)
     assert model.state_at().best_geomean == 1.6
 
-    runner_side = Evaluations(task=None, paths=None, emit=None, gate_quick=False)
+    runner_side = Evaluations(task=None, paths=SessionPaths(sp), emit=None, gate_quick=False)
     for e in events:
         runner_side.note_result(e)
     assert runner_side.best_geomean == 1.6

@@ -69,7 +69,7 @@ def test_count_and_arms_start_several_private_local_sessions_and_stop_ends_one(f
     server = fake(handler=WORKER)
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
-    env = cli_env(server, home, KERNELSEEK_SANDBOX="none", KERNELSEEK_STEERING_LOG="off")
+    env = cli_env(server, home, KERNELSEEK_STEERING_LOG="off")
     cfg = write_config(home / "agent.yaml", max_turns=200)
     r = kernelseek(["run", "softmax-cpu", "--count", "3", "--arms", "autopilot,model=scripted-b", "--config",
                     str(cfg)], env)

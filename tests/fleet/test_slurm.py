@@ -37,7 +37,7 @@ def array8(slurm_cluster, tmp_path_factory):
     os.chmod(home, 0o700)
     server = FakeAnthropic(handler=WORKER).start()
     cfg = write_config(home / "agent.yaml", max_turns=400)
-    env = cli_env(server, home, **slurm_cluster.env, KERNELSEEK_SANDBOX="none", KERNELSEEK_STEERING_LOG="off")
+    env = cli_env(server, home, **slurm_cluster.env, KERNELSEEK_STEERING_LOG="off")
     r = kernelseek(["run", "attention-cpu", "--on", "slurm", "--count", "8", "--arms", "autopilot,none",
                     "--time", "30", "--config", str(cfg)], env)
     assert r.returncode == 0, r.stderr
@@ -192,7 +192,6 @@ def test_steer_on_slurm_waits_for_the_job_opens_the_console_and_leaves_the_job_r
     monkeypatch.setattr(console.app, "ConsoleApp", StandInApp)
     StandInApp.opened = []
     fake(handler=WORKER)
-    monkeypatch.setenv("KERNELSEEK_SANDBOX", "none")
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
     monkeypatch.setenv("KERNELSEEK_HOME", str(home))
