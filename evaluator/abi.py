@@ -1,4 +1,5 @@
-"""The C ABI: the task's params struct as a ctypes Structure, and a check against the C header.
+"""The C ABI: the params struct's fields, as a ctypes Structure, loading an entry, and a check of
+the struct against the C header. (Standard library only: the candidate host imports this.)
 
 Every field is either a pointer (`in`/`out` buffers) or a scalar; ctypes lays the struct out with
 natural C alignment, which is what the header's compiler does without `#pragma pack`.
@@ -10,14 +11,38 @@ from __future__ import annotations
 import ctypes
 import subprocess
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evaluator.task import ParamField, Task
+if TYPE_CHECKING:
+    from evaluator.task import Task
 
 SCALAR_CTYPES: dict[str, type] = {
     "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "u64": ctypes.c_uint64,
     "f32": ctypes.c_float, "f64": ctypes.c_double,
 }
+
+
+@dataclass(frozen=True)
+class ParamField:
+    """One field of the task's params struct: a pointer to an input or output buffer, or a scalar."""
+
+    name: str
+    kind: str  # "in" | "out" | "scalar"
+    dtype: str  # an element type name for buffers, a SCALAR_CTYPES key for scalars
+    refresh: bool = True  # inputs: new values each timed round from the evaluator's generator
+
+
+def load_symbol(lib: str, entry: str) -> Callable[..., int]:
+    """The entry of a shared library as a ctypes function `int entry(const Params*, void*)`."""
+    handle = ctypes.CDLL(lib, mode=ctypes.RTLD_LOCAL)
+    fn = getattr(handle, entry)
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    fn._ks_lib = handle  # keep the library loaded as long as the function lives
+    return fn
 
 
 def params_struct(fields: tuple[ParamField, ...], name: str = "Params") -> type[ctypes.Structure]:

@@ -11,7 +11,6 @@ on another stream. Imported only for cuda tasks: nothing here loads without cuda
 from __future__ import annotations
 
 import ctypes
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,6 @@ from evaluator.backend_cpu import cached_peaks
 from evaluator.device import Device, Guard, KernelFn
 from evaluator.errors import DeviceUnavailable, KernelFault
 from evaluator.harness import ElementType
-from evaluator.timing import Plan
 
 _TYPESTR = {"f32": "<f4", "f64": "<f8", "f16": "<f2", "bf16": "<i2", "i32": "<i4", "i64": "<i8",
             "i8": "|i1", "u8": "|u1"}
@@ -75,13 +73,13 @@ class CudaDevice(Device):
             raise DeviceUnavailable(f"this task needs a CUDA GPU and its driver: {exc}") from None
         if err != cu.CUresult.CUDA_SUCCESS:
             raise DeviceUnavailable(f"this task needs a CUDA GPU: cuInit failed with {self._name(err)}")
-        count = self._ok(cu.cuDeviceGetCount(), "cuDeviceGetCount")
+        count = self.ok(cu.cuDeviceGetCount(), "cuDeviceGetCount")
         if count <= ordinal:
             raise DeviceUnavailable("this task needs a CUDA GPU: the driver sees none")
-        self.dev = self._ok(cu.cuDeviceGet(ordinal), "cuDeviceGet")
-        self.ctx = self._ok(cu.cuDevicePrimaryCtxRetain(self.dev), "cuDevicePrimaryCtxRetain")
-        self._ok(cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
-        self.stream = self._ok(cu.cuStreamCreate(int(cu.CUstream_flags.CU_STREAM_NON_BLOCKING)), "cuStreamCreate")
+        self.dev = self.ok(cu.cuDeviceGet(ordinal), "cuDeviceGet")
+        self.ctx = self.ok(cu.cuDevicePrimaryCtxRetain(self.dev), "cuDevicePrimaryCtxRetain")
+        self.ok(cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        self.stream = self.ok(cu.cuStreamCreate(int(cu.CUstream_flags.CU_STREAM_NON_BLOCKING)), "cuStreamCreate")
         self.stream_handle = int(self.stream)
         self.l2 = self._attr("L2_CACHE_SIZE")
         self._allocs: list[Any] = []
@@ -99,7 +97,7 @@ class CudaDevice(Device):
         except Exception:  # noqa: BLE001
             return str(err)
 
-    def _ok(self, result: Any, what: str) -> Any:
+    def ok(self, result: Any, what: str) -> Any:
         err, *values = result if isinstance(result, tuple) else (result,)
         if err != self.cu.CUresult.CUDA_SUCCESS:
             self._raise(err, what)
@@ -113,11 +111,11 @@ class CudaDevice(Device):
 
     def _attr(self, name: str) -> int:
         attr = getattr(self.cu.CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{name}")
-        return int(self._ok(self.cu.cuDeviceGetAttribute(attr, self.dev), f"attribute {name}"))
+        return int(self.ok(self.cu.cuDeviceGetAttribute(attr, self.dev), f"attribute {name}"))
 
     # memory -------------------------------------------------------------------------------
     def alloc(self, nbytes: int) -> Any:
-        ptr = self._ok(self.cu.cuMemAlloc(nbytes), f"cuMemAlloc({nbytes})")
+        ptr = self.ok(self.cu.cuMemAlloc(nbytes), f"cuMemAlloc({nbytes})")
         self._allocs.append(ptr)
         return ptr
 
@@ -126,16 +124,16 @@ class CudaDevice(Device):
 
     def upload(self, handle: Any, array: np.ndarray) -> None:
         array = np.ascontiguousarray(array)
-        self._ok(self.cu.cuMemcpyHtoDAsync(handle, array.ctypes.data, array.nbytes, self.stream), "upload")
+        self.ok(self.cu.cuMemcpyHtoDAsync(handle, array.ctypes.data, array.nbytes, self.stream), "upload")
         self.wait("upload", 60.0)
 
     def download(self, handle: Any, out: np.ndarray) -> None:
         assert out.flags.c_contiguous
-        self._ok(self.cu.cuMemcpyDtoHAsync(out.ctypes.data, handle, out.nbytes, self.stream), "download")
+        self.ok(self.cu.cuMemcpyDtoHAsync(out.ctypes.data, handle, out.nbytes, self.stream), "download")
         self.wait("download", 60.0)
 
     def fill(self, handle: Any, byte: int, nbytes: int) -> None:
-        self._ok(self.cu.cuMemsetD8Async(handle, byte, nbytes, self.stream), "memset")
+        self.ok(self.cu.cuMemsetD8Async(handle, byte, nbytes, self.stream), "memset")
         self.wait("memset", 60.0)
 
     def arrays(self, bufs: Any) -> dict[str, DeviceArray]:
@@ -169,7 +167,7 @@ class CudaDevice(Device):
         """Wait for the whole context (work on any stream); KernelFault on a device error."""
         self.wait(what, timeout_s)
         with self.guard.watch(what, timeout_s):
-            self._ok(self.cu.cuCtxSynchronize(), what)
+            self.ok(self.cu.cuCtxSynchronize(), what)
 
     # calls --------------------------------------------------------------------------------
     def call(self, fn: KernelFn, params: Any, what: str, timeout_s: float) -> int:
@@ -178,72 +176,24 @@ class CudaDevice(Device):
             self.sync_all(what, timeout_s)
         return returned
 
-    def _event_pool(self, n: int) -> list[Any]:
+    def event_pool(self, n: int) -> list[Any]:
         flags = int(self.cu.CUevent_flags.CU_EVENT_DEFAULT)
         while len(self._events) < n:
-            self._events.append(self._ok(self.cu.cuEventCreate(flags), "cuEventCreate"))
+            self._events.append(self.ok(self.cu.cuEventCreate(flags), "cuEventCreate"))
         return self._events
 
-    def _flush_async(self) -> None:
+    def flush_async(self) -> None:
         self._tick = (self._tick + 1) & 0xFF
-        self._ok(self.cu.cuMemsetD8Async(self._flush, self._tick, self._flush_bytes, self.stream), "L2 flush")
+        self.ok(self.cu.cuMemsetD8Async(self._flush, self._tick, self._flush_bytes, self.stream), "L2 flush")
 
-    def _elapsed(self, start: Any, end: Any) -> float:
-        return float(self._ok(self.cu.cuEventElapsedTime(start, end), "cuEventElapsedTime"))
-
-    def run_rounds(self, calls: list[list[Callable[[], Any]]], plan: Plan, timeout_s: float) -> list[list[float]]:
-        cu = self.cu
-        n_calls = sum(len(order) for _, order in plan)
-        events = self._event_pool(2 * n_calls)
-        marks = []
-        k = 0
-        with self.guard.watch("timing", timeout_s * max(1, n_calls)):
-            for set_index, order in plan:
-                row = []
-                for c in order:
-                    self._flush_async()
-                    start, end = events[k], events[k + 1]
-                    k += 2
-                    self._ok(cu.cuEventRecord(start, self.stream), "cuEventRecord")
-                    calls[c][set_index]()
-                    self._ok(cu.cuEventRecord(end, self.stream), "cuEventRecord")
-                    row.append((c, start, end))
-                marks.append(row)
-            self.wait("timing", timeout_s * max(1, n_calls))
-        out = []
-        for row in marks:
-            times = [0.0] * len(calls)
-            for c, start, end in row:
-                times[c] = self._elapsed(start, end)
-            out.append(times)
-        return out
-
-    def audit(self, call: Callable[[], Any], timeout_s: float, repeats: int = 5) -> tuple[float, float]:
-        """(event ms, wall ms) of one call between two cuCtxSynchronize: the smallest gap of a few."""
-        cu = self.cu
-        start, end = self._event_pool(2)[:2]
-        best: tuple[float, float] | None = None
-        for _ in range(repeats):
-            self._flush_async()
-            self.sync_all("audit", timeout_s)
-            with self.guard.watch("audit", timeout_s):
-                t0 = time.perf_counter()
-                self._ok(cu.cuEventRecord(start, self.stream), "cuEventRecord")
-                call()
-                self._ok(cu.cuEventRecord(end, self.stream), "cuEventRecord")
-                self._ok(cu.cuCtxSynchronize(), "audit")
-                wall = (time.perf_counter() - t0) * 1e3
-            event = self._elapsed(start, end)
-            if best is None or wall - event < best[1] - best[0]:
-                best = (event, wall)
-        assert best is not None
-        return best
+    def elapsed(self, start: Any, end: Any) -> float:
+        return float(self.ok(self.cu.cuEventElapsedTime(start, end), "cuEventElapsedTime"))
 
     # the machine --------------------------------------------------------------------------
     def info(self) -> dict[str, Any]:
-        name = self._ok(self.cu.cuDeviceGetName(256, self.dev), "cuDeviceGetName")
+        name = self.ok(self.cu.cuDeviceGetName(256, self.dev), "cuDeviceGetName")
         name = name.split(b"\0", 1)[0].decode() if isinstance(name, bytes) else str(name)
-        driver = int(self._ok(self.cu.cuDriverGetVersion(), "cuDriverGetVersion"))
+        driver = int(self.ok(self.cu.cuDriverGetVersion(), "cuDriverGetVersion"))
         return {
             "name": name, "sm_count": self._attr("MULTIPROCESSOR_COUNT"), "l2_bytes": self.l2,
             "cc": f"{self._attr('COMPUTE_CAPABILITY_MAJOR')}.{self._attr('COMPUTE_CAPABILITY_MINOR')}",
@@ -265,44 +215,42 @@ class CudaDevice(Device):
         return {f"{which}_tflops": round(value, 1)} if value else {}
 
     def _time_ms(self, launch: Callable[[], Any], repeats: int) -> float:
-        start, end = self._event_pool(2)[:2]
+        start, end = self.event_pool(2)[:2]
         best = float("inf")
         for _ in range(repeats):
-            self._ok(self.cu.cuEventRecord(start, self.stream), "cuEventRecord")
+            self.ok(self.cu.cuEventRecord(start, self.stream), "cuEventRecord")
             launch()
-            self._ok(self.cu.cuEventRecord(end, self.stream), "cuEventRecord")
+            self.ok(self.cu.cuEventRecord(end, self.stream), "cuEventRecord")
             self.wait("peak", 60.0)
-            best = min(best, self._elapsed(start, end))
+            best = min(best, self.elapsed(start, end))
         return best
 
     def _copy_gbps(self) -> float:
         n = 1 << 30
         src, dst = self.alloc(n), self.alloc(n)
         self.fill(src, 1, n)
-        ms = self._time_ms(lambda: self._ok(self.cu.cuMemcpyDtoDAsync(dst, src, n, self.stream), "copy"), 6)
-        self._free(src)
-        self._free(dst)
+        ms = self._time_ms(lambda: self.ok(self.cu.cuMemcpyDtoDAsync(dst, src, n, self.stream), "copy"), 6)
+        self.free(src)
+        self.free(dst)
         return 2 * n / (ms * 1e-3) / 1e9
 
     def _fma_tflops(self, cache_dir: Path) -> float | None:
-        folder = cache_dir / "peaks"
-        folder.mkdir(parents=True, exist_ok=True)
-        src, lib = folder / "cuda_fma.cu", folder / "cuda_fma.so"
-        if not lib.is_file():
-            src.write_text(_FMA_SOURCE)
-            cc = self.info()["cc"].replace(".", "")
-            proc = subprocess.run(["nvcc", "-O3", f"-gencode=arch=compute_{cc},code=sm_{cc}", "-shared",
-                                   "-Xcompiler", "-fPIC", str(src), "-o", str(lib)],
-                                  capture_output=True, text=True, timeout=300)
-            if proc.returncode != 0:
-                return None
+        from evaluator.native import NativeBuildError, native_library
+
+        cc = self.info()["cc"].replace(".", "")
+        try:
+            lib = native_library(cache_dir, f"cuda_fma_sm{cc}", _FMA_SOURCE, ".cu",
+                                 ["nvcc", "-O3", f"-gencode=arch=compute_{cc},code=sm_{cc}", "-shared",
+                                  "-Xcompiler", "-fPIC"])
+        except NativeBuildError:
+            return None
         so = ctypes.CDLL(str(lib))
         so.ks_fma.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
         blocks, iters = self._attr("MULTIPROCESSOR_COUNT") * 8, 4096
         out = self.alloc(blocks * 256 * 4)
         stream = ctypes.c_void_p(self.stream_handle)
         ms = self._time_ms(lambda: so.ks_fma(int(out), blocks, iters, stream), 5)
-        self._free(out)
+        self.free(out)
         return 2 * 8 * iters * blocks * 256 / (ms * 1e-3) / 1e12
 
     def _torch_matmul_tflops(self, dtype: str) -> float | None:
@@ -324,7 +272,7 @@ class CudaDevice(Device):
         torch.cuda.synchronize()
         return 2 * n ** 3 * 10 / (s.elapsed_time(e) * 1e-3) / 1e12
 
-    def _free(self, ptr: Any) -> None:
+    def free(self, ptr: Any) -> None:
         self.cu.cuMemFree(ptr)
         self._allocs = [p for p in self._allocs if int(p) != int(ptr)]
 

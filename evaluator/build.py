@@ -53,11 +53,13 @@ class BuildResult:
     includes: list[str] = field(default_factory=list)
     device_symbols: list[str] = field(default_factory=list)
     key: str = ""
+    lib_sha256: str = ""  # the library's bytes when it was built: a cached one must still match
 
     def to_json(self, with_log: bool = True) -> dict:
         data = asdict(self)
         data.pop("device_symbols")
         data.pop("includes")
+        data.pop("lib_sha256")
         data["command"] = shlex.join(self.command)
         if not with_log:
             data.pop("log")
@@ -145,11 +147,14 @@ def build(task: Task, source: Path, cache_dir: Path | None = None,
     if meta_path.is_file():
         try:
             result = BuildResult(**json.loads(meta_path.read_text()))
-            if not result.ok or (result.lib and Path(result.lib).is_file()):
+            if not result.ok or (result.lib and Path(result.lib).is_file() and result.lib_sha256
+                                 and file_sha256(Path(result.lib)) == result.lib_sha256):
                 result.cached, result.seconds = True, 0.0
                 return result
         except (OSError, ValueError, TypeError):
             pass  # a torn or stale entry: rebuild over it
+        # a library whose bytes changed since it was built is never used: build again beside it
+        _discard(final)
 
     cache.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".tmp-{key}-", dir=cache))
@@ -179,12 +184,29 @@ def build(task: Task, source: Path, cache_dir: Path | None = None,
         key=key,
     )
     shutil.rmtree(keep, ignore_errors=True)
+    if ok:
+        result.lib_sha256 = file_sha256(lib)
     (work / "build.json").write_text(json.dumps(asdict(result)))
     try:
         os.rename(work, final)
     except OSError:  # another process built the same key first: theirs is as good
         shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _discard(entry: Path) -> None:
+    """Move a stale or altered cache entry out of the way (renamed first: another evaluation may
+    be reading it)."""
+    try:
+        os.rename(entry, entry.with_name(f".stale-{entry.name}-{os.getpid()}-{time.monotonic_ns()}"))
+    except OSError:
+        return
+    for old in entry.parent.glob(f".stale-{entry.name}-*"):
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _text(data: bytes | str | None) -> str:

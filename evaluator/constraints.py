@@ -9,6 +9,7 @@ demangled) and, for cuda, its device-code symbols. Each hit is one `Violation` n
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import subprocess
 from dataclasses import asdict, dataclass
@@ -134,3 +135,30 @@ def _run(cmd: list[str]) -> str:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
+
+
+# libraries a CUDA runtime may map on its own once a kernel runs (the driver's helpers)
+CUDA_RUNTIME_LIBRARIES = ("libcuda.so*", "libnvidia-*.so*", "libcudadebugger.so*")
+WRITABLE_ROOTS = ("/tmp", "/dev/shm", "/var/tmp", "/run")
+
+
+def runtime_library_violations(paths: list[str], rules: Constraints, own: list[str], backend: str,
+                               writable: tuple[str, ...] = ()) -> list[Violation]:
+    """Code the host mapped beyond what the verdict built and checked: each path must be one of the
+    libraries it built (`own`), or an allowed library by name that lies outside every place a
+    candidate can write (a copy of libm.so.6 in its scratch directory is not libm)."""
+    own_real = {os.path.realpath(p) for p in own}
+    allowed = tuple(rules.allowed_libraries) + (CUDA_RUNTIME_LIBRARIES if backend == "cuda" else ())
+    roots = WRITABLE_ROOTS + tuple(writable)
+    out = []
+    for path in paths:
+        if os.path.realpath(path) in own_real:
+            continue
+        name = os.path.basename(path)
+        written = (not path.startswith("/") or path.startswith("/memfd:") or path.endswith("(deleted)")
+                   or any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots))
+        if not written and any(fnmatch.fnmatch(name, pat) for pat in allowed):
+            continue
+        out.append(Violation("library", path, "", "mapped at run time (loaded by the candidate's code, not "
+                                                  "linked; or from a place the candidate can write)"))
+    return out

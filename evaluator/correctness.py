@@ -64,8 +64,11 @@ def check_call(
     masks: dict[str, np.ndarray],
     inputs_modified: list[str],
     limits: Errors,
+    index_of: dict[str, np.ndarray] | None = None,
 ) -> CallOutcome:
-    """Check one call's outputs (storage arrays) against the reference values and the limits."""
+    """Check one call's outputs (storage arrays) against the reference values and the limits.
+    `index_of`: for outputs given as a 1-d slice, the flat element index of each sliced element
+    (failures then name that index)."""
     if returned != 0:
         return CallOutcome(f"the entry returned {returned} (0 means success)")
     errors: Errors = {}
@@ -83,16 +86,16 @@ def check_call(
         n_unwritten = int(unwritten.sum())
         values = to_values(storage, etype)
         if failure is None and n_unwritten:
-            first = np.unravel_index(int(np.argmax(unwritten)), unwritten.shape)
-            failure = f"unwritten: {n_unwritten} of {storage.size} elements of {name} (first at {tuple(int(i) for i in first)})"
+            failure = (f"unwritten: {n_unwritten} of {storage.size} {_what(name, index_of)} "
+                       f"(first at {_where(unwritten, name, index_of)})")
         if etype.is_float:
             bad = ~np.isfinite(values) & ~unwritten
             if mask is not None:
                 bad &= mask
             n_bad = int(bad.sum())
             if failure is None and n_bad:
-                first = np.unravel_index(int(np.argmax(bad)), bad.shape)
-                failure = f"non-finite: {n_bad} NaN/Inf elements in {name} (first at {tuple(int(i) for i in first)})"
+                failure = (f"non-finite: {n_bad} NaN/Inf {_what(name, index_of).replace(' of ', ' in ', 1)} "
+                           f"(first at {_where(bad, name, index_of)})")
         errors[name] = output_errors(values, ref, mask)
     if failure is None and inputs_modified:
         failure = f"inputs modified by the call: {', '.join(inputs_modified)}"
@@ -106,6 +109,17 @@ def check_call(
             if failure:
                 break
     return CallOutcome(failure, errors)
+
+
+def _what(name: str, index_of: dict[str, np.ndarray] | None) -> str:
+    return f"checked elements of {name}" if index_of and name in index_of else f"elements of {name}"
+
+
+def _where(hits: np.ndarray, name: str, index_of: dict[str, np.ndarray] | None) -> str:
+    first = int(np.argmax(hits))
+    if index_of and name in index_of:
+        return f"flat index {int(index_of[name][first])}"
+    return str(tuple(int(i) for i in np.unravel_index(first, hits.shape)))
 
 
 def worst(a: Errors, b: Errors) -> Errors:

@@ -1,9 +1,9 @@
 """What both backends share: buffer sets built from a harness Case, loaded kernels, the guard.
 
-A `Device` (cpu or cuda) allocates, copies and fills memory, loads a kernel's entry with ctypes,
-makes a synchronous checked call, and times rounds of calls. A `BufferSet` is one set of kernel
-buffers for one scenario plus the params struct pointing at them; the evaluator keeps a host copy
-of every input it uploaded, so a call that modifies its inputs is caught.
+A `Device` (cpu or cuda) allocates, copies and fills memory, loads a kernel's entry with ctypes
+and makes a synchronous checked call; the verdict uses one for its reference kernel, the machine's
+facts and its peaks (candidates run in the host: evaluator.host). A `BufferSet` is one set of
+kernel buffers for one scenario plus the params struct pointing at them.
 """
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from evaluator.abi import params_struct
+from evaluator.abi import load_symbol, params_struct
 from evaluator.errors import TaskError
-from evaluator.harness import POISON_BYTE, Case, ElementType, to_storage
+from evaluator.harness import Case, ElementType, to_storage
+from evaluator.native import POISON_BYTE
 from evaluator.task import Task
-from evaluator.timing import Plan
 
 KernelFn = Callable[[Any], int]  # called with the params struct; returns the entry's result
 
@@ -59,7 +59,7 @@ class Device:
 
     def load(self, lib: str, entry: str) -> KernelFn:
         """The entry of a built library as fn(params) -> int, passing this device's stream."""
-        fn = _load_symbol(lib, entry)
+        fn = load_symbol(lib, entry)
         stream = ctypes.c_void_p(self.stream_handle)
 
         def call(params: Any) -> int:
@@ -71,23 +71,9 @@ class Device:
         """Run one call to completion; raise KernelFault if it broke the device."""
         raise NotImplementedError
 
-    def run_rounds(self, calls: list[list[Callable[[], Any]]], plan: Plan, timeout_s: float) -> list[list[float]]:
-        """Time the plan's rounds: calls[contestant][set](); milliseconds per contestant per round."""
-        raise NotImplementedError
-
     def info(self) -> dict[str, Any]: raise NotImplementedError
     def peaks(self, cache_dir: Any) -> dict[str, float]: raise NotImplementedError
     def close(self) -> None: pass
-
-
-def _load_symbol(lib: str, entry: str) -> Callable[..., int]:
-    """The entry of a shared library as a ctypes function `int entry(const Params*, void*)`."""
-    handle = ctypes.CDLL(lib, mode=ctypes.RTLD_LOCAL)
-    fn = getattr(handle, entry)
-    fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    fn._ks_lib = handle  # keep the library loaded as long as the function lives
-    return fn
 
 
 class BufferSet:

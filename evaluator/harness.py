@@ -46,7 +46,6 @@ ELEMENT_TYPES: dict[str, ElementType] = {
     )
 }
 
-POISON_BYTE = 0xFF  # all-ones: a NaN in f32, f16, bf16 and f64; -1 in signed integers
 
 
 def bf16_bits(values: np.ndarray) -> np.ndarray:

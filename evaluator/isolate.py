@@ -1,14 +1,16 @@
-"""Isolation: run an evaluation in a child process with time limits, and always get a report back.
+"""Isolation: the verdict in a child process with time limits; the candidate in a sandboxed host.
 
-The parent starts `python -m evaluator child --fd N` in a new process group, writes the request
-as JSON on its stdin, and reads JSON lines from a dedicated pipe (fd N): progress events, the
-partial report once the builds are done, each finished scenario, then the report. The candidate's
-own stdout/stderr go to a file whose tail lands in the report when something goes wrong.
+The parent starts `python -m evaluator child --fd N` (the verdict: evaluator.pipeline) in a new
+process group, writes the request as JSON on its stdin, and reads JSON lines from a dedicated pipe
+(fd N): progress events, the partial report once the builds are done, each finished scenario, then
+the report. The verdict never loads candidate code: it starts a candidate host in the sandbox
+(evaluator.hosting), so a crashing, hanging or hostile kernel ends in a report the verdict wrote.
 
-Inside the child a watchdog thread ends the process with a `hang` message when one kernel call
-outlives `call_timeout_s`, and a heartbeat thread writes every few seconds. The parent kills the
-process group when the child is silent for `stall_timeout_s` or runs past `timeout_s`, and turns a
-death by signal into a `crash` report naming the scenario and phase in flight.
+Inside the verdict a watchdog thread ends the process with a `hang` message when one of its own
+steps (its reference kernel, a copy) outlives `call_timeout_s`, and a heartbeat thread writes
+every few seconds. The parent kills the process group when the child is silent for
+`stall_timeout_s` or runs past `timeout_s`, and turns a death of the verdict by signal into a
+`crash` report naming the scenario and phase in flight.
 """
 from __future__ import annotations
 
@@ -90,6 +92,8 @@ def evaluate_isolated(task: Task | str | Path, candidate: str | Path | None = No
     Raises TaskError / DeviceUnavailable for user errors, like `evaluate`."""
     task = load_task(task)
     opts = EvalOptions(**options)
+    if opts.host is None:
+        opts.host = "process"
     cand = Path(candidate).resolve() if candidate else task.seed
     if not cand.is_file():
         raise TaskError(f"candidate file not found: {cand}")

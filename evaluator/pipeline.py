@@ -1,42 +1,46 @@
-"""The evaluation pipeline, in this process: build, constraints, correctness, timing, report.
+"""The verdict: build, constraints, then each scenario through a candidate host, then the report.
 
-`evaluate()` is what the child process of `evaluate_isolated()` runs; call it directly only with
-trusted code (a segfaulting kernel takes the caller with it). Everything that goes wrong with the
-candidate ends up in the report; a bad task or missing file raises TaskError, a missing GPU
-DeviceUnavailable.
+This process never loads candidate code. It checks the task's pinned files (evaluator.pins),
+builds seed, reference and candidate (cached libraries checked by hash), checks the constraints,
+starts a candidate host (evaluator.hosting) that loads the seed and the candidate, and for each
+scenario makes the inputs, computes the references (numpy, or the reference kernel in its own
+CUDA context), and judges what the host reports (evaluator.scenario). It keeps the statistics and
+writes the report and the goal verdict.
+
+`evaluate()` runs the verdict in this process; by default its host is in this process too
+(`host="local"`: trusted code only, a crashing kernel takes the caller with it). The isolated path
+(`evaluate_isolated`, evaluator.isolate) runs this in a child with a sandboxed host
+(`host="process"`). A bad task or missing file raises TaskError, a missing GPU DeviceUnavailable.
 """
 from __future__ import annotations
 
-import hashlib
 import secrets
+import sys
 import time
-import zlib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from evaluator.build import BuildResult, build, default_cache_dir
-from evaluator.constraints import Violation, check_binary, check_source, exported_functions
-from evaluator.correctness import CallOutcome, check_call, error_limits, tolerance_limits
-from evaluator.device import BufferSet, Device, Guard, KernelFn, case_storage
+from evaluator.build import BuildResult, build, default_cache_dir, file_sha256
+from evaluator.constraints import (Violation, check_binary, check_source, exported_functions,
+                                   runtime_library_violations)
+from evaluator.device import Device, Guard
 from evaluator.errors import KernelFault, TaskError
-from evaluator.harness import ELEMENT_TYPES, Case, poison_mask, to_values
-from evaluator.report import EvalReport, ScenarioResult
+from evaluator.hosting import CandidateHost, HostFailure, LocalHost, ProcessHost, scratch_dir
+from evaluator.machine import cores, machine_busy_s, mem_total, own_cpu_s, process_cpu_s
+from evaluator.pins import verify_pins
+from evaluator.reference import KernelReferences, NumpyReferences, References
+from evaluator.report import EvalReport
+from evaluator.scenario import Inputs, ScenarioRun, make_inputs, scenario_rng
 from evaluator.task import Scenario, Task, load_task
-from evaluator.timing import adaptive_ab
 
 Progress = Callable[[dict[str, Any]], None]
-LATE_WRITE_WAIT_S = 0.02
-# a candidate's audit gap (wall - events) beyond the seed's by this much is work off the stream
-AUDIT_SLACK_MS = 0.01
-AUDIT_SLACK_FRACTION = 0.25
-# cpu: other processes using more than this share of the cores while timing makes it `contended`
-CONTENDED_SHARE = 0.10
+HOST_DATA_HEADROOM = 32 << 30  # cuda host: private memory it may add after CUDA started (RLIMIT_DATA)
+HOST_FILE_BYTES = 64 << 20
+__all__ = ["EvalOptions", "Evaluation", "check_reference", "evaluate", "scenario_rng", "sha256_file"]
+sha256_file = file_sha256
 
 
 @dataclass
@@ -55,6 +59,9 @@ class EvalOptions:
     buffer_sets: int | None = None
     call_timeout_s: float | None = None
     cache_dir: str | None = None
+    host: str | None = None  # local (this process; trusted code) | process (a sandboxed child)
+    sandbox: str = "auto"  # for host=process: auto | bwrap | unshare | none
+    overlap: bool | None = None  # check correctness while timing (None: on cuda, where it costs no cores)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,26 +69,21 @@ class EvalOptions:
 
 def evaluate(task: Task | str | Path, candidate: str | Path | None = None, *,
              progress: Progress | None = None, guard: Guard | None = None, **options: Any) -> EvalReport:
-    """Evaluate `candidate` (default: the task's seed) against the task's seed. See EvalOptions."""
+    """Evaluate `candidate` (default: the task's seed) against the task's seed, in this process.
+    See EvalOptions; `host="process"` puts the candidate in a sandboxed child all the same."""
     opts = EvalOptions(**options)
+    if opts.host is None:
+        opts.host = "local"
     task = load_task(task)
     return Evaluation(task, candidate, opts, progress, guard).run()
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def scenario_rng(eval_seed: int, name: str, trial: int) -> np.random.Generator:
-    """The random stream of one scenario's trial: replayable from the eval seed alone."""
-    return np.random.default_rng(np.random.SeedSequence([eval_seed, zlib.crc32(name.encode()), trial]))
 
 
 class Evaluation:
     """One evaluation's state; `run()` walks the pipeline and returns the report."""
 
     def __init__(self, task: Task, candidate: str | Path | None, opts: EvalOptions,
-                 progress: Progress | None, guard: Guard | None) -> None:
+                 progress: Progress | None, guard: Guard | None, python: str | None = None,
+                 host_env: dict[str, str] | None = None) -> None:
         self.task, self.opts = task, opts
         self.progress = progress or (lambda event: None)
         self.guard = guard or Guard()
@@ -98,28 +100,61 @@ class Evaluation:
             ("buffer_sets", opts.buffer_sets), ("call_timeout_s", opts.call_timeout_s)) if v is not None})
         self.use_baselines = opts.baselines if opts.baselines is not None else not opts.quick
         self.device: Device | None = None
-        self.peaks: dict[str, float] = {}
+        self.peaks: dict[str, Any] = {}
+        self.host: CandidateHost | None = None
+        self.baseline_host: CandidateHost | None = None
+        self.overlap: ThreadPoolExecutor | None = None
+        self.python = python or sys.executable
+        self.host_env = host_env
+        self.helper: Any = None  # cpu: the verdict's CpuHelper (regenerates inputs); cuda: the generator
+        self.ref_fn: Any = None
+        self._log: Any = None
+        self._scratch: Path | None = None
+        self._own_libs: list[str] = []
+        self._report: EvalReport | None = None
+
+    @property
+    def compute_peak_key(self) -> str:
+        """The compute peak a scenario's FLOPs are held to (physics)."""
+        return {"bf16_tensor": "bf16_tensor_tflops", "fp16_tensor": "fp16_tensor_tflops"}.get(
+            self.task.roofline, "fp32_tflops")
 
     # the pipeline -------------------------------------------------------------------------
     def run(self) -> EvalReport:
         task, t0 = self.task, time.time()
+        pinned = verify_pins(task.dir, required=_shipped(task))
         report = EvalReport(
             task=task.name, task_dir=str(task.dir), backend=task.backend,
-            candidate={"path": str(self.candidate), "sha256": sha256_file(self.candidate)},
-            seed_source={"path": str(task.seed), "sha256": sha256_file(task.seed)},
+            candidate={"path": str(self.candidate), "sha256": file_sha256(self.candidate)},
+            seed_source={"path": str(task.seed), "sha256": file_sha256(task.seed)},
             eval_seed=self.eval_seed,
             options=self.opts.to_json() | {"timing_spec": asdict(self.timing), "baselines": self.use_baselines},
             goal_spec=asdict(task.goal), roofline=task.roofline, total_planned=len(self.scenarios), started_at=t0,
         )
+        report.pinned = pinned
+        self._report = report
         try:
             self._run(report)
-        except KernelFault as exc:  # its message names the call that left the error
+        except KernelFault as exc:  # the verdict's own context broke (its reference kernel)
             report.error, report.error_kind = f"{exc} (a sticky CUDA error: the evaluation stopped)", "fault"
+        except HostFailure as exc:
+            report.error, report.error_kind = self._host_error(exc, report), exc.kind
+            report.log_tail = self._log_tail() or exc.log_tail
         finally:
+            for host in (self.host, self.baseline_host):
+                if host is not None:
+                    host.close()
+            if report.log_tail is None and (report.error or not report.all_correct):
+                report.log_tail = self._log_tail()  # the candidate's own prints, when something failed
             if self.device is not None:
                 self.device.close()
+            self._cleanup()
             report.duration_s = time.time() - t0
         return report
+
+    def _host_error(self, exc: HostFailure, report: EvalReport) -> str:
+        where = getattr(self, "_where", "")
+        return f"{exc}{where}"
 
     def _run(self, report: EvalReport) -> None:
         task = self.task
@@ -138,41 +173,188 @@ class Evaluation:
         report.violations = [v.to_json() for v in _unique(violations)]
         if not report.build_ok:
             return
-        self.device = device = self.device or self._device()
+        self.device = self.device or self._device()
+        helper_lib = self._native()
+        if ref is not None:
+            try:
+                self.ref_fn = self.device.load(str(ref.lib), task.reference.entry or "")
+            except (OSError, AttributeError) as exc:
+                raise TaskError(f"task {task.name}: cannot load its reference: {exc}") from None
+        report.device = self.device.info()
+        self._where = " (loading the seed and the candidate)"
+        fields = [[f.name, f.kind, f.dtype] for f in task.params]
+        self.host = self._start_host()
+        self.host.load(backend=task.backend, helper=str(helper_lib), libs=[str(cand.lib), str(seed.lib)],
+                       entry=task.entry, fields=fields, confine=self._limits())
+        if self._wants_baselines():
+            # upstream ops (torch, cuDNN) never share the candidate's process: they would be code
+            # it could find and call. They run in a host of their own, timed against the seed.
+            self.baseline_host = self._start_host()
+            self.baseline_host.load(backend=task.backend, helper=str(helper_lib), libs=[str(seed.lib), str(seed.lib)],
+                                    entry=task.entry, fields=fields, task_dir=str(task.dir), confine=self._limits())
+        report.host = {"kind": self.host.sandbox, "note": self.host.sandbox_note, "confined": self.host.confined}
+        self._own_libs = [str(cand.lib), str(seed.lib)]
+        self.runtime_libraries(self.host.loaded_libs, report)
+        self._where = ""
         try:
-            cand_fn = device.load(str(cand.lib), task.entry)
-        except OSError as exc:
-            report.build["ok"] = False
-            report.build["log"] += f"\ncannot load the library: {exc}"
-            return
-        try:
-            seed_fn = device.load(str(seed.lib), task.entry)
-            ref_fn = device.load(str(ref.lib), task.reference.entry or "") if ref else None
-        except (OSError, AttributeError) as exc:
-            raise TaskError(f"task {task.name}: cannot load its seed or reference: {exc}") from None
-        report.device = device.info()
-        try:
-            self.peaks = device.peaks(self.cache_dir, task.roofline) if task.backend == "cuda" \
-                else device.peaks(self.cache_dir)
+            self.peaks = self._peaks()
         except KernelFault:
             raise
-        except Exception as exc:  # noqa: BLE001 - peaks only feed the % column
+        except Exception as exc:  # noqa: BLE001 - peaks only feed the % column and physics
             self.peaks = {"error": str(exc)}
         report.device["peaks"] = self.peaks
         self.progress({"event": "head", "report": report.to_json()})
         self.progress({"event": "start", "total": len(self.scenarios), "names": [s.name for s in self.scenarios],
                        "eval_seed": self.eval_seed})
-        for index, scenario in enumerate(self.scenarios):
-            runner = ScenarioRun(self, scenario, index, cand_fn, seed_fn, ref_fn)
-            try:
-                result = runner.run()
-            except KernelFault as exc:
-                runner.result.failure = f"fault: {exc}"
-                report.scenarios.append(runner.result)
-                raise
-            report.scenarios.append(result)
-            self.progress({"event": "scenario_done", "index": index, "name": scenario.name,
-                           "result": result.to_json()})
+        self._scenarios(report)
+
+    def _scenarios(self, report: EvalReport) -> None:
+        """Each scenario in turn; on cuda the next scenario's inputs are made while this one runs
+        (numpy in a thread; the GPU work stays in order)."""
+        sets = max(1, self.timing.buffer_sets)
+        prefetch = ThreadPoolExecutor(max_workers=1) if self.task.backend == "cuda" else None
+        # cuda: the verdict's numpy work overlaps the host's GPU timing (cpu: it would share the
+        # cores the kernels are timed on)
+        overlap = self.opts.overlap if self.opts.overlap is not None else self.task.backend == "cuda"
+        self.overlap = ThreadPoolExecutor(max_workers=1) if overlap else None
+        ahead: Future[Inputs] | None = None
+        try:
+            for index, scenario in enumerate(self.scenarios):
+                if ahead is not None:
+                    inputs = ahead.result()
+                else:
+                    inputs = make_inputs(self.task, scenario, self.eval_seed, sets)
+                if prefetch is not None and index + 1 < len(self.scenarios):
+                    ahead = prefetch.submit(make_inputs, self.task, self.scenarios[index + 1], self.eval_seed, sets)
+                else:
+                    ahead = None
+                run = ScenarioRun(self, scenario, index, inputs, self.host, self._references(scenario, inputs))
+                self._where = f" in scenario {scenario.name}"
+                try:
+                    result = run.run()
+                except (KernelFault, HostFailure) as exc:
+                    run.result.failure = f"{getattr(exc, 'kind', 'fault')}: {exc}"
+                    report.scenarios.append(run.result)
+                    raise
+                report.scenarios.append(result)
+                self.progress({"event": "scenario_done", "index": index, "name": scenario.name,
+                               "result": result.to_json()})
+        finally:
+            for pool in (prefetch, self.overlap):
+                if pool is not None:
+                    pool.shutdown(wait=True, cancel_futures=True)
+
+    # parts ---------------------------------------------------------------------------------
+    def runtime_libraries(self, paths: list[str], report: EvalReport | None = None) -> None:
+        """Record code the host mapped at run time that the build did not link (a violation)."""
+        if not paths:
+            return
+        report = report or self._report
+        found = runtime_library_violations(paths, self.task.constraints, self._own_libs, self.task.backend,
+                                           writable=(str(self._scratch),) if self._scratch else ())
+        have = {(v["kind"], v["name"]) for v in report.violations}
+        report.violations += [v.to_json() for v in found if (v.kind, v.name) not in have]
+
+    def _wants_baselines(self) -> bool:
+        return (self.use_baselines and self.opts.timing and self.task.backend == "cuda"
+                and callable(getattr(self.task.harness, "baselines", None)))
+
+    def _limits(self) -> dict[str, Any]:
+        """The host's resource limits: CPU seconds for the whole evaluation on every core,
+        file size, private memory (cpu: most of the machine; cuda: what CUDA took plus headroom)."""
+        from evaluator.isolate import default_timeout
+
+        cpu_s = int(default_timeout(self.task, self.opts) * cores()) + 60
+        if self.task.backend == "cuda":
+            return {"cpu_s": cpu_s, "file_bytes": HOST_FILE_BYTES, "data_bytes": 0, "data_headroom": HOST_DATA_HEADROOM}
+        return {"cpu_s": cpu_s, "file_bytes": HOST_FILE_BYTES, "data_bytes": int(mem_total() * 0.75)}
+
+    def _start_host(self) -> CandidateHost:
+        if (self.opts.host or "local") == "local":
+            return LocalHost()
+        from evaluator.sandbox import credential_paths, find_sandbox
+        import tempfile
+
+        sandbox = find_sandbox(self.opts.sandbox)
+        if self._scratch is None:
+            self._scratch = scratch_dir()
+        if self._log is None:
+            self._log = tempfile.TemporaryFile()
+        return ProcessHost(sandbox=sandbox, python=self.python, scratch=self._scratch, log=self._log,
+                           env=self.host_env, hidden=tuple(credential_paths()),
+                           readable=(self.cache_dir, self.task.dir))
+
+    def _log_tail(self) -> str | None:
+        if self._log is None:
+            return None
+        self._log.seek(0)
+        text = self._log.read().decode("utf-8", "replace")[-4000:]
+        return text or None
+
+    def _cleanup(self) -> None:
+        import shutil
+
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def _native(self) -> Path:
+        """Build (once per machine) the evaluator's helpers: the host's, and the verdict's copy of
+        the input generator."""
+        from evaluator import native
+
+        try:
+            if self.task.backend == "cpu":
+                lib = native.host_cpu_library(self.cache_dir)
+                self.helper = native.CpuHelper(lib)
+                return lib
+            cc = self.device.info()["cc"].replace(".", "")  # type: ignore[union-attr]
+            lib = native.gen_cuda_library(self.cache_dir, f"{cc}a" if cc == "90" else cc)
+        except native.NativeBuildError as exc:
+            raise TaskError(f"the evaluator's own helper does not build here: {exc}") from None
+        import ctypes
+
+        self.helper = ctypes.CDLL(str(lib))
+        self.helper.ks_refresh_async.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int,
+                                                 ctypes.c_ulonglong, ctypes.c_void_p]
+        return lib
+
+    def _references(self, scenario: Scenario, inputs: Inputs) -> References:
+        types = self.task.element_types(scenario.params)
+        if self.ref_fn is None:
+            return NumpyReferences(self.task, scenario, types, inputs.specs, self.helper)
+        return KernelReferences(self.task, scenario, types, inputs.specs, self.device, self.helper, self.ref_fn,
+                                self.timing.call_timeout_s)
+
+    def _peaks(self) -> dict[str, Any]:
+        assert self.device is not None
+        if self.task.backend == "cuda":
+            peaks = dict(self.device.peaks(self.cache_dir, "memory"))
+            peaks |= self.device.peaks(self.cache_dir, "fp32")
+            if self.task.roofline not in ("memory", "fp32"):
+                peaks |= self.device.peaks(self.cache_dir, self.task.roofline)
+            return peaks
+        return self.device.peaks(self.cache_dir)
+
+    def machine_mark(self) -> tuple[float | None, float, float] | None:
+        """cpu: the machine's busy time, ours and the host's, now (for machine_share)."""
+        if self.task.backend != "cpu":
+            return None
+        return machine_busy_s(), own_cpu_s() + process_cpu_s(self.host.pids() if self.host else []), time.monotonic()
+
+    def machine_share(self, mark: tuple[float | None, float, float] | None) -> float | None:
+        """Share of the cores that processes other than this evaluation used since the mark."""
+        if mark is None or mark[0] is None:
+            return None
+        busy = machine_busy_s()
+        if busy is None:
+            return None
+        ours = own_cpu_s() + process_cpu_s(self.host.pids() if self.host else []) - mark[1]
+        wall = time.monotonic() - mark[2]
+        return max(0.0, ((busy - mark[0]) - ours) / (wall * cores())) if wall > 0 else None
 
     def _builds(self) -> tuple[BuildResult, BuildResult, BuildResult | None]:
         task = self.task
@@ -202,223 +384,11 @@ class Evaluation:
         return CpuDevice(self.guard, self.cache_dir)
 
 
-class ScenarioRun:
-    """Correctness then timing of one scenario."""
+def _shipped(task: Task) -> bool:
+    """Is this one of the tasks shipped with KernelSeek (under kernels/)?"""
+    from kernels import TASKS_DIR
 
-    def __init__(self, ev: Evaluation, scenario: Scenario, index: int, cand: KernelFn, seed: KernelFn,
-                 ref: KernelFn | None) -> None:
-        self.ev, self.scenario, self.index = ev, scenario, index
-        self.task, self.device = ev.task, ev.device
-        assert self.device is not None
-        self.cand, self.seed, self.ref = cand, seed, ref
-        self.types = self.task.element_types(scenario.params)
-        self.etypes = {f.name: self.types[f.name] for f in self.task.buffers("out")}
-        self._ref_bufs: BufferSet | None = None
-        self.result = ScenarioResult(scenario.name, dict(scenario.params), correct=False)
-
-    def note(self, phase: str) -> None:
-        self.ev.progress({"event": "scenario", "index": self.index, "name": self.scenario.name, "phase": phase})
-
-    def fresh(self, trial: int) -> tuple[Case, dict[str, np.ndarray]]:
-        rng = scenario_rng(self.ev.eval_seed, self.scenario.name, trial)
-        case = self.task.harness.make_case(dict(self.scenario.params), rng)
-        return case, case_storage(self.task, case, self.scenario.name, self.types)
-
-    def run(self) -> ScenarioResult:
-        t0 = time.perf_counter()
-        try:
-            if self.correctness() and self.ev.opts.timing:
-                self.time_it()
-        finally:
-            self.result.seconds = round(time.perf_counter() - t0, 3)
-        return self.result
-
-    # correctness --------------------------------------------------------------------------
-    def correctness(self) -> bool:
-        res, tol = self.result, self.scenario.tolerance
-        case, storage = self.fresh(0)
-        self.case0 = case
-        self.bufs = bufs = BufferSet(self.device, self.task, case, storage, self.types)
-        outcomes = []
-        for trial in (0, 1):
-            if trial == 1:
-                case, storage = self.fresh(1)
-                bufs.write_inputs(storage)
-            refs = self.reference(case, bufs)
-            self.note("correctness: seed" + (" (second call)" if trial else ""))
-            seed = self.call(self.seed, bufs, refs, case.masks, tolerance_limits(tol, list(self.etypes)), "seed")
-            if seed.failure and "seed_incorrect" not in res.flags:
-                res.flags.append("seed_incorrect")
-            limits = error_limits(tol, seed.errors)
-            self.note("correctness: candidate" + (" (second call)" if trial else ""))
-            cand = self.call(self.cand, bufs, refs, case.masks, limits, "candidate")
-            if trial == 0:
-                res.errors, res.seed_errors, res.limits = cand.errors, seed.errors, limits
-            outcomes.append(cand)
-            if cand.failure:
-                res.failure = cand.failure if trial == 0 else \
-                    f"second call with new inputs (same buffers): {cand.failure}"
-                return False
-        res.correct = True
-        return True
-
-    def call(self, fn: KernelFn, bufs: BufferSet, refs: dict[str, np.ndarray], masks: dict[str, np.ndarray],
-             limits: dict[str, dict[str, float]], who: str) -> CallOutcome:
-        device = self.device
-        bufs.poison()
-        returned = device.call(fn, bufs.params, f"{who} on {self.scenario.name} (correctness)",
-                               self.ev.timing.call_timeout_s)
-        outputs = bufs.outputs()
-        late = False
-        if device.kind == "cpu" and who == "candidate":
-            time.sleep(LATE_WRITE_WAIT_S)
-            again = bufs.outputs()
-            late = any(not np.array_equal(outputs[k].view(np.uint8), again[k].view(np.uint8)) for k in outputs)
-        outcome = check_call(returned, outputs, self.etypes, refs, masks, bufs.modified_inputs(), limits)
-        if late:
-            if "late_writes" not in self.result.flags:
-                self.result.flags.append("late_writes")
-            outcome.failure = outcome.failure or "late writes: outputs changed after the entry returned"
-        return outcome
-
-    def reference(self, case: Case, bufs: BufferSet) -> dict[str, np.ndarray]:
-        """Reference outputs in float64: harness.reference (numpy) or the fp32 reference kernel."""
-        task = self.task
-        if self.ref is None:
-            values = {name: to_values(arr, self.types[name]) for name, arr in bufs.host_inputs.items()}
-            exact = Case(values, dict(case.outputs), dict(case.scalars), dict(case.masks))
-            refs = task.harness.reference(exact)
-        else:
-            if self._ref_bufs is None:
-                f32 = self.types | {name: ELEMENT_TYPES["f32"] for name in self.etypes}
-                self._ref_bufs = BufferSet(self.device, task, case, {}, f32, share_inputs=bufs)
-            rb = self._ref_bufs
-            rb.poison()
-            returned = self.device.call(self.ref, rb.params, f"reference on {self.scenario.name}",
-                                        self.ev.timing.call_timeout_s)
-            raw = rb.outputs()
-            for name, arr in raw.items():
-                bad = poison_mask(arr) | ~np.isfinite(arr)
-                mask = case.masks.get(name)
-                if mask is not None:  # elements the task does not require (e.g. lse = -inf rows)
-                    bad &= mask
-                if returned != 0 or bad.any():
-                    raise TaskError(f"task {task.name}: its reference kernel left {name} unwritten or "
-                                    f"non-finite on {self.scenario.name} (returned {returned})")
-            refs = raw
-        out = {}
-        for name in self.etypes:
-            if name not in refs:
-                raise TaskError(f"task {task.name}: the reference gives no output {name}")
-            arr = np.asarray(refs[name], dtype=np.float64)
-            if arr.shape != tuple(case.outputs[name]):
-                raise TaskError(f"task {task.name}: reference {name} has shape {arr.shape}, "
-                                f"expected {tuple(case.outputs[name])}")
-            out[name] = arr
-        return out
-
-    # timing -------------------------------------------------------------------------------
-    def time_it(self) -> None:
-        res, spec, device = self.result, self.ev.timing, self.device
-        self.note("timing")
-        sets, cases = [self.bufs], [self.case0]
-        for k in range(1, max(1, spec.buffer_sets)):
-            case, storage = self.fresh(100 + k)
-            sets.append(BufferSet(device, self.task, case, storage, self.types))
-            cases.append(case)
-        calls: list[list[Callable[[], Any]]] = [
-            [partial(self.cand, s.params) for s in sets],
-            [partial(self.seed, s.params) for s in sets],
-        ]
-        names = self._baselines(sets, cases, calls)
-        if device.kind == "cpu":
-            device.contention_start()
-        timed = adaptive_ab(
-            lambda plan: device.run_rounds(calls, plan, spec.call_timeout_s),
-            len(calls), len(sets), budget_s=spec.budget_s, target_ci=spec.target_ci,
-            min_pairs=spec.min_pairs, max_pairs=spec.max_pairs, baseline_names=tuple(names),
-        )
-        res.seed_ms, res.cand_ms = timed.seed_ms, timed.cand_ms
-        res.ratio, res.ci, res.pairs = timed.ratio, [timed.ci[0], timed.ci[1]], timed.pairs
-        res.flags.extend(f for f in timed.flags if f not in res.flags)
-        res.baselines.update(timed.baselines)
-        self._rates()
-        if device.kind == "cuda":
-            self._audit(calls, len(sets))
-        else:
-            share = device.contention()
-            if share is not None:
-                res.audit = {"other_load": round(share, 3)}
-                if share > CONTENDED_SHARE:
-                    res.flags.append("contended")
-
-    def _baselines(self, sets: list[BufferSet], cases: list[Case], calls: list[list[Callable[[], Any]]]) -> list[str]:
-        hook = getattr(self.task.harness, "baselines", None)
-        if not (self.ev.use_baselines and callable(hook) and self.device.kind == "cuda"):
-            return []
-        per_set: list[dict[str, Callable[[], Any]]] = []
-        try:
-            for bufs, case in zip(sets, cases):
-                per_set.append(dict(hook(case, self.device.arrays(bufs), self.device.stream_handle)))
-            names = sorted(set.intersection(*(set(d) for d in per_set)))
-            for name in names:  # one untimed call each: a baseline that fails is reported, not timed
-                try:
-                    per_set[0][name]()
-                    self.device.sync_all(f"baseline {name}", self.ev.timing.call_timeout_s)
-                except KernelFault:
-                    raise
-                except Exception as exc:  # noqa: BLE001
-                    self.result.baselines[name] = {"error": f"{type(exc).__name__}: {exc}"}
-        except KernelFault:
-            raise
-        except Exception as exc:  # noqa: BLE001 - upstream code is optional and may be missing
-            self.result.baselines["(hook)"] = {"error": f"{type(exc).__name__}: {exc}"}
-            return []
-        names = [n for n in names if n not in self.result.baselines]
-        for name in names:
-            calls.append([d[name] for d in per_set])
-        return names
-
-    def _rates(self) -> None:
-        res, h, params = self.result, self.task.harness, dict(self.scenario.params)
-        if not res.cand_ms:
-            return
-        flops, nbytes = float(h.flops(params) or 0), float(h.bytes_moved(params) or 0)
-        seconds = res.cand_ms * 1e-3
-        res.tflops = flops / seconds / 1e12 if flops else None
-        res.gbps = nbytes / seconds / 1e9 if nbytes else None
-        for entry in res.baselines.values():  # upstream kernels on the same FLOP and byte counts
-            ms = entry.get("ms")
-            if isinstance(ms, (int, float)) and ms > 0:
-                if flops:
-                    entry["tflops"] = flops / (ms * 1e-3) / 1e12
-                if nbytes:
-                    entry["gbps"] = nbytes / (ms * 1e-3) / 1e9
-        peak_key, achieved = {
-            "memory": ("memory_gbps", res.gbps), "fp32": ("fp32_tflops", res.tflops),
-            "bf16_tensor": ("bf16_tensor_tflops", res.tflops), "fp16_tensor": ("fp16_tensor_tflops", res.tflops),
-        }[self.task.roofline]
-        peak = self.ev.peaks.get(peak_key)
-        if achieved and isinstance(peak, (int, float)) and peak > 0:
-            res.pct_peak = 100.0 * achieved / peak
-            if res.pct_peak > 105.0:
-                res.flags.append("above_roofline")
-
-    def _audit(self, calls: list[list[Callable[[], Any]]], n_sets: int) -> None:
-        pick = int(scenario_rng(self.ev.eval_seed, self.scenario.name, 999).integers(n_sets))
-        timeout = self.ev.timing.call_timeout_s
-        cand_event, cand_wall = self.device.audit(calls[0][pick], timeout)
-        seed_event, seed_wall = self.device.audit(calls[1][pick], timeout)
-        self.result.audit = {"cand_event_ms": cand_event, "cand_wall_ms": cand_wall,
-                             "seed_event_ms": seed_event, "seed_wall_ms": seed_wall}
-        if outside_stream(cand_event, cand_wall, seed_event, seed_wall):
-            self.result.flags.append("outside_stream")
-
-
-def outside_stream(cand_event: float, cand_wall: float, seed_event: float, seed_wall: float) -> bool:
-    """Did the candidate's wall-clock time exceed its event time by more than the seed's overhead?"""
-    extra = (cand_wall - cand_event) - (seed_wall - seed_event)
-    return extra > max(AUDIT_SLACK_MS, AUDIT_SLACK_FRACTION * cand_event)
+    return task.dir.resolve().parent == Path(TASKS_DIR).resolve()
 
 
 def _unique(violations: list[Violation]) -> list[Violation]:
@@ -435,6 +405,8 @@ def check_reference(task: Task | str | Path, names: list[str] | None = None, see
     """Errors of a cuda task's reference kernel against harness.reference (float64) on some
     scenarios: {scenario: {output: {rel_l2, max_abs}}}. For task authors and the tests."""
     from evaluator.correctness import output_errors
+    from evaluator.harness import Case, to_values
+    from evaluator.reference import check_reference_outputs
 
     task = load_task(task)
     ev = Evaluation(task, None, EvalOptions(seed=seed, cache_dir=cache_dir), None, None)
@@ -443,18 +415,25 @@ def check_reference(task: Task | str | Path, names: list[str] | None = None, see
         raise TaskError(f"task {task.name} has no reference kernel")
     ev.device = ev._device()
     try:
-        ref_fn = ev.device.load(str(ref.lib), task.reference.entry or "")
+        ev._native()
+        ev.ref_fn = ev.device.load(str(ref.lib), task.reference.entry or "")
         out = {}
         for scenario in task.scenarios:
             if names is not None and scenario.name not in names:
                 continue
-            run = ScenarioRun(ev, scenario, 0, ref_fn, ref_fn, ref_fn)
-            case, storage = run.fresh(0)
-            bufs = BufferSet(ev.device, task, case, storage, run.types)
-            kernel = run.reference(case, bufs)
-            run.ref = None
-            numpy_ref = run.reference(case, bufs)
+            inputs = make_inputs(task, scenario, seed, 1)
+            refs = ev._references(scenario, inputs)
+            refs.prepare(inputs.cases, inputs.storages)
+            try:
+                kernel = refs.compute(0, None)
+            finally:
+                refs.release()
+            case, types = inputs.cases[0], task.element_types(scenario.params)
+            values = {n: to_values(a, types[n]) for n, a in inputs.storages[0].items()}
+            exact = Case(values, dict(case.outputs), dict(case.scalars), dict(case.masks))
+            numpy_ref = check_reference_outputs(task, scenario.name, task.harness.reference(exact), case, list(kernel))
             out[scenario.name] = {k: output_errors(kernel[k], numpy_ref[k], case.masks.get(k)) for k in kernel}
         return out
     finally:
         ev.device.close()
+

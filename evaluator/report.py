@@ -14,9 +14,15 @@ from typing import Any
 from evaluator.stats import geomean
 
 SCHEMA = "kernelseek.eval/1"
-# flags that make a result untrustworthy: the goal fails on them
-GOAL_FLAGS = ("outside_stream", "late_writes")
+# flags that make a result untrustworthy: the goal fails on them (and `kernelseek eval` exits 1)
+GOAL_FLAGS = ("outside_stream", "outside_call", "late_writes", "timing_inconsistent", "impossible")
+# flags that make a measurement undecidable: the goal cannot be met until it is measured again
+REMEASURE_FLAGS = ("contended", "impossible_unconfirmed")
 FAILING_CAP = 10
+Z95 = 1.959963984540054
+LEGEND = ("ratio = median over rounds of (seed time / candidate time) in the same round (> 1: faster); "
+          "seed ms and cand ms are each kernel's own median, so ratio need not equal their quotient. "
+          "fast_1 = share of all scenarios that are correct and at least as fast as the seed.")
 
 
 @dataclass
@@ -37,9 +43,11 @@ class ScenarioResult:
     gbps: float | None = None
     pct_peak: float | None = None
     baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
-    audit: dict[str, float] = field(default_factory=dict)
+    audit: dict[str, Any] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    physics: dict[str, Any] | None = None  # the fastest time the measured peaks allow (audit.Floor)
+    phases: dict[str, float] = field(default_factory=dict)  # seconds per phase of the verdict's work
 
     def to_json(self) -> dict[str, Any]:
         return _finite(asdict(self))
@@ -93,6 +101,8 @@ class EvalReport:
     log_tail: str | None = None
     started_at: float = 0.0
     duration_s: float = 0.0
+    pinned: bool | None = None  # the task's trusted files were checked against PINNED
+    host: dict[str, Any] = field(default_factory=dict)  # where the candidate ran: sandbox kind, note, confinement
 
     # figures ------------------------------------------------------------------------------
     @property
@@ -150,9 +160,9 @@ class EvalReport:
             elif self.build_ok and len(self.scenarios) < self.total:
                 reasons.append(f"only {len(self.scenarios)}/{self.total} scenarios were evaluated")
         for flag in GOAL_FLAGS:
-            hit = [s.name for s in self.scenarios if flag in s.flags]
+            hit = [s for s in self.scenarios if flag in s.flags]
             if hit:
-                reasons.append(f"{flag} on {', '.join(hit[:5])}")
+                reasons.append(f"{flag} on {', '.join(s.name for s in hit[:5])}" + _flag_detail(flag, hit[0]))
         if self.options.get("timing", True) and self.build_ok and not self.error:
             gm = self.geomean
             want = spec.get("min_geomean")
@@ -169,15 +179,71 @@ class EvalReport:
                     reasons.append(f"{len(low)} scenario(s) below ratio {floor:.2f}; worst {w.name} {w.ratio:.3f}")
         elif not self.options.get("timing", True):
             reasons.append("timing was skipped")
+        if not reasons:
+            reasons = self.remeasure()
         return (not reasons, reasons)
+
+    def remeasure(self) -> list[str]:
+        """Why this measurement cannot decide the goal (each reason starts 're-measure:'), when the
+        goal would otherwise be met: a contended machine, or intervals that straddle the goal."""
+        out: list[str] = []
+        for flag in REMEASURE_FLAGS:
+            hit = [s.name for s in self.scenarios if flag in s.flags]
+            if hit:
+                what = ("other processes used the cores while timing" if flag == "contended"
+                        else "faster than the machine's peaks, which were measured on a busy machine")
+                out.append(f"re-measure: {flag} on {', '.join(hit[:5])} ({what})")
+        spec = self.goal_spec
+        want = spec.get("min_geomean")
+        ci = self.geomean_ci()
+        if want is not None and ci is not None and ci[0] < want <= (self.geomean or 0):
+            out.append(f"re-measure: geomean {self.geomean:.3f} reaches the goal {want:.3f} but its 95% interval "
+                       f"[{ci[0]:.3f}, {ci[1]:.3f}] does not exclude missing it")
+        floor = spec.get("min_scenario_ratio")
+        if floor is not None:
+            close = [s for s in self.timed if s.ci and s.ratio >= floor > s.ci[0]]
+            if close:
+                out.append(f"re-measure: {len(close)} scenario(s) reach ratio {floor:.2f} only within their "
+                           f"intervals, e.g. {close[0].name} {close[0].ratio:.3f} [{close[0].ci[0]:.3f}, "
+                           f"{close[0].ci[1]:.3f}]")
+        return out
+
+    def geomean_ci(self) -> tuple[float, float] | None:
+        """A 95% interval of the geomean from the scenarios' intervals (log-normal, independent)."""
+        rows = [s for s in self.timed if s.ci and s.ci[0] > 0 and s.ratio and s.ratio > 0]
+        if not rows or len(rows) != len(self.timed):
+            return None
+        logs = [math.log(s.ratio) for s in rows]
+        ses = [(math.log(s.ci[1]) - math.log(s.ci[0])) / (2 * Z95) for s in rows]
+        mean = sum(logs) / len(logs)
+        se = math.sqrt(sum(x * x for x in ses)) / len(rows)
+        return math.exp(mean - Z95 * se), math.exp(mean + Z95 * se)
+
+    def host_text(self) -> str:
+        """Where the candidate ran, in a few words ("unsandboxed" when nothing confined it)."""
+        kind = self.host.get("kind")
+        if kind in (None, "in-process"):
+            return "candidate in this process (trusted code only)"
+        seccomp = "no process creation" if (self.host.get("confined") or {}).get("seccomp") else "no syscall filter"
+        return f"unsandboxed host, {seccomp}" if kind == "none" else f"host sandboxed by {kind}, {seccomp}"
 
     def flag_counts(self) -> list[str]:
         counts = Counter(f for s in self.scenarios for f in s.flags)
         return [f"{flag} x{n}" if n > 1 else flag for flag, n in sorted(counts.items())]
 
-    def exit_code(self) -> int:
-        """0 when the evaluation ran (whatever the verdict), 3 when the candidate failed to build."""
-        return 0 if self.build_ok else 3
+    def exit_code(self, require_goal: bool = False) -> int:
+        """3: the candidate did not build. 1: it crashed or hung (the evaluation stopped), broke a
+        constraint, was incorrect on a scenario, or its timing cannot be trusted (GOAL_FLAGS); with
+        `require_goal` also when the goal is not met (re-measure included). 0 otherwise."""
+        if not self.build_ok:
+            return 3
+        if self.error or self.violations or not self.all_correct:
+            return 1
+        if any(flag in s.flags for s in self.scenarios for flag in GOAL_FLAGS):
+            return 1
+        if require_goal and not self.goal()[0]:
+            return 1
+        return 0
 
     # outputs ------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -196,7 +262,9 @@ class EvalReport:
             "goal": {"met": met, "reasons": reasons, **self.goal_spec},
             "error": self.error, "error_kind": self.error_kind, "log_tail": self.log_tail,
             "started_at": self.started_at, "duration_s": round(self.duration_s, 3),
+            "pinned": self.pinned, "host": self.host,
         }
+        data["goal"]["remeasure"] = self.remeasure()
         return _finite(data)
 
     @classmethod
@@ -205,7 +273,7 @@ class EvalReport:
             task=data["task"], task_dir=data["task_dir"], backend=data["backend"],
             candidate=data["candidate"], seed_source=data["seed_source"], eval_seed=data["eval_seed"],
             options=data.get("options", {}), roofline=data.get("roofline", "memory"),
-            goal_spec={k: v for k, v in data.get("goal", {}).items() if k not in ("met", "reasons")},
+            goal_spec={k: v for k, v in data.get("goal", {}).items() if k not in ("met", "reasons", "remeasure")},
             device=data.get("device", {}), build=data.get("build", {}),
             seed_build=data.get("seed_build", {}), reference_build=data.get("reference_build"),
             violations=data.get("violations", []),
@@ -213,6 +281,7 @@ class EvalReport:
             total_planned=data.get("total", 0), error=data.get("error"),
             error_kind=data.get("error_kind"), log_tail=data.get("log_tail"),
             started_at=data.get("started_at", 0.0), duration_s=data.get("duration_s", 0.0),
+            pinned=data.get("pinned"), host=data.get("host") or {},
         )
         return report
 
@@ -229,6 +298,9 @@ class EvalReport:
             "violations": [_violation_text(v) for v in self.violations],
             "candidate_sha256": self.candidate.get("sha256"), "eval_seed": self.eval_seed,
             "error": self.error,
+            # the stop gate reads this: non-empty = the goal cannot be decided from this measurement
+            "remeasure": self.remeasure(),
+            "sandbox": self.host.get("kind"),
             # compact per-scenario figures: the detectors (per-scenario jumps and drops, above
             # roofline) and the console's table work from the event without opening the report
             "scenarios": [_compact(s) for s in self.scenarios],
@@ -237,7 +309,8 @@ class EvalReport:
     def text_table(self, limit: int | None = None) -> str:
         """A plain table for the agent, worst ratio first, then the verdict."""
         lines = [f"task {self.task} · candidate {self.candidate.get('path')} "
-                 f"(sha256 {str(self.candidate.get('sha256'))[:12]}) · eval seed {self.eval_seed}"]
+                 f"(sha256 {str(self.candidate.get('sha256'))[:12]}) · eval seed {self.eval_seed}"
+                 + (f" · {self.host_text()}" if self.host else "")]
         if not self.build_ok:
             lines.append("BUILD FAILED:")
             lines.append(str(self.build.get("log", ""))[-3000:])
@@ -254,6 +327,8 @@ class EvalReport:
             f"passed {self.passed}/{self.total} · geomean {_fmt(gm, '.3f')} · min {_fmt(mn, '.3f')} "
             f"· fast_1 {_fmt(f1, '.2f')}"
         )
+        if rows:
+            lines.append(LEGEND)
         for v in self.violations:
             lines.append(f"violation: {_violation_text(v)}")
         if self.error:
@@ -279,6 +354,24 @@ def _row(s: ScenarioResult, roofline: str) -> str:
     return (f"{s.name[:28]:<28} {'yes' if s.correct else 'NO':<3} {_fmt(s.seed_ms, '.4f'):>9} "
             f"{_fmt(s.cand_ms, '.4f'):>9} {_fmt(s.ratio, '.3f'):>7} {ci:>15} {rate:>12} "
             f"{_fmt(s.pct_peak, '.0f'):>6}  {tail or ''}")
+
+
+def _flag_detail(flag: str, s: ScenarioResult) -> str:
+    """The numbers behind an integrity flag, for the first scenario that has it."""
+    if flag == "impossible" and s.physics:
+        p = s.physics
+        return (f" ({s.name}: {s.cand_ms:.4g} ms, but the measured peaks need at least {p['floor_ms']:.4g} ms "
+                f"({p['bound']} bound; a time below 1/{p['margin']:g} of that is not a measurement))")
+    if flag == "outside_stream" and isinstance(s.audit.get("gap"), dict):
+        g = s.audit["gap"]
+        return (f" ({s.name}: each call's wall clock exceeds its events by {g['excess_ms']:+.4f} ms more than "
+                f"the seed's; allowed {g['threshold_ms']:.4f})")
+    if flag == "outside_call" and isinstance(s.audit.get("outside_cpu_share"), dict):
+        c = s.audit["outside_cpu_share"]
+        return f" ({s.name}: kernel threads kept {c.get('cand')} / {c.get('seed')} of a core busy between calls)"
+    if flag == "timing_inconsistent":
+        return f" ({s.name}: {s.audit.get('timing_problem') or 'the verdict clock saw more time than the host reported'})"
+    return ""
 
 
 def _violation_text(v: dict[str, Any]) -> str:

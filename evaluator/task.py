@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from evaluator.abi import ParamField
 from evaluator.errors import TaskError
 from evaluator.harness import ELEMENT_TYPES, ElementType, load_harness
 from evaluator.yamlspan import SpanDict, SpanList, YamlSyntaxError, load_yaml
@@ -73,15 +74,6 @@ DEFAULT_CONSTRAINTS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
 }
-
-
-@dataclass(frozen=True)
-class ParamField:
-    """One field of the task's params struct: a pointer to an input or output buffer, or a scalar."""
-
-    name: str
-    kind: str  # "in" | "out" | "scalar"
-    dtype: str  # an ELEMENT_TYPES key for buffers, a SCALAR_TYPES entry for scalars
 
 
 @dataclass(frozen=True)
@@ -339,7 +331,7 @@ class _Parser:
         fields: list[ParamField] = []
         for i, item in enumerate(value):
             where = f"params[{i}]"
-            item = self.mapping(item, value.line_of(i), where, ("name", "in", "out", "scalar"))
+            item = self.mapping(item, value.line_of(i), where, ("name", "in", "out", "scalar", "refresh"))
             name = self.string(item, "name", where, pattern=C_IDENT_RE)
             kinds = [k for k in ("in", "out", "scalar") if k in item]
             if len(kinds) != 1:
@@ -354,7 +346,11 @@ class _Parser:
                 dtype = self.string(item, kind, where, choices=choices)
             if any(f.name == name for f in fields):
                 raise self.fail(item.line_of("name"), f"{where}.name", f"duplicate field {name!r}")
-            fields.append(ParamField(name, kind, dtype))
+            refresh = item.get("refresh", True)
+            if "refresh" in item and (kind != "in" or not isinstance(refresh, bool)):
+                raise self.fail(item.line_of("refresh"), f"{where}.refresh",
+                                "refresh: true/false is for in: buffers only")
+            fields.append(ParamField(name, kind, dtype, refresh))
         if not any(f.kind == "out" for f in fields):
             raise self.fail(line, "params", "needs at least one out: buffer")
         return tuple(fields)

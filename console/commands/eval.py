@@ -8,10 +8,17 @@ from typing import Any
 HELP = "evaluate a candidate kernel: build, constraints, correctness, timing vs the seed"
 DESCRIPTION = (
     "Build the candidate and the task's seed, check constraints and correctness on every scenario,\n"
-    "time both back to back, and print a table (worst ratio first). Ratio = seed time / candidate\n"
-    "time (> 1: the candidate is faster). Runs in a child process: a crashing or hanging kernel\n"
-    "gives a report. Exit 0 when the evaluation ran (whatever the verdict), 2 for a bad task or\n"
-    "usage, 3 when the candidate does not build, 4 when the task needs a GPU this machine lacks."
+    "time both back to back, verify timed calls after the fact, and print a table (worst ratio\n"
+    "first). Ratio = median over rounds of seed time / candidate time (> 1: the candidate is\n"
+    "faster). The verdict runs in a child process and the candidate in a sandboxed host: a\n"
+    "crashing, hanging or hostile kernel gives a report.\n"
+    "\n"
+    "Exit status: 0 every scenario correct, no constraint broken, nothing crashed or hung (the\n"
+    "speed verdict is in the output); 1 a scenario incorrect, a constraint violated, the candidate\n"
+    "crashed or hung, or its timing cannot be trusted (work off the stream or after returning,\n"
+    "times the verdict's clock contradicts, faster than the machine's peaks) -- with\n"
+    "--require-goal also when the goal is not met or must be re-measured; 2 a bad task or usage;\n"
+    "3 the candidate does not build; 4 the task needs a GPU this machine lacks."
 )
 
 
@@ -24,6 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, metavar="N", help="eval seed for the random inputs (replays a run)")
     p.add_argument("--budget", type=float, metavar="S", help="timing budget per scenario, seconds")
     p.add_argument("--timeout", type=float, metavar="S", help="limit for the whole evaluation, seconds")
+    p.add_argument("--require-goal", action="store_true",
+                   help="exit 1 unless the task's goal is met (not met, or re-measure needed)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             with open(args.json, "w", encoding="utf-8") as fh:
                 fh.write(text + "\n")
-    return report.exit_code()
+    return report.exit_code(require_goal=args.require_goal)
 
 
 class _ProgressView:
@@ -123,12 +132,17 @@ def _print_report(console: Any, report: Any) -> None:
                 Text(s.failure or "", style="red") if not s.correct else Text(" ".join(s.flags)),
             )
         console.print(table)
+    from evaluator.report import LEGEND
+
     summary = report.summary()
     console.print(
         f"passed {summary['passed']}/{summary['total']} · geomean {_f(summary['geomean'], '.3f')} · "
         f"min {_f(summary['min_ratio'], '.3f')} · fast_1 {_f(summary['fast_1'], '.2f')}",
         highlight=False,
     )
+    if rows:
+        console.print(Text(LEGEND, style="dim"))
+    console.print(Text(report.host_text(), style="yellow" if report.host.get("kind") == "none" else "dim"))
     for v in summary["violations"]:
         console.print(Text.assemble(("violation", "red"), f": {v}"))
     if report.error:

@@ -101,6 +101,9 @@ def task_copy(tmp_path: Path, name: str, **goal) -> Path:
     spec = yaml.safe_load((dst / "task.yaml").read_text())
     spec["goal"].update(goal)
     (dst / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    from evaluator.pins import write_pins
+
+    write_pins(dst)  # the copy is a task of its own: its files pinned as they are now
     return dst
 
 

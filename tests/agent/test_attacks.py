@@ -168,9 +168,6 @@ def test_a_background_process_does_not_outlive_its_command(tmp_path):
 
 
 
-@pytest.mark.xfail(run=False, reason="needs the sandboxed candidate host (evaluator side of issue 11): today a "
-                   "process the candidate spawns outlives the evaluation and holds its pipe (a 60 s hang); "
-                   "drop this mark when it lands")
 def test_a_process_a_candidate_starts_does_not_outlive_its_evaluation(tmp_path):
     marker = f"{int(time.time() * 1000) % 10**9 + 2 * 10**9}"
     seed = (TASK / "seed.c").read_text()

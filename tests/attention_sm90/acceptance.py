@@ -119,13 +119,35 @@ def stage_eval(out: Path, summary: dict, quick: bool) -> bool:
     save(out, f"{label}.json", data)
     s = {"wall_s": round(wall, 1), "duration_s": data["duration_s"], "geomean": data["geomean"],
          "min_ratio": data["min_ratio"], "all_correct": data["all_correct"], "passed": data["passed"],
-         "total": data["total"], "error": data["error"],
+         "total": data["total"], "error": data["error"], "host": data.get("host"),
          "build_s": {k: (data.get(k) or {}).get("seconds") for k in ("build", "reference_build")},
-         "peaks": (data.get("device") or {}).get("peaks")}
+         "peaks": (data.get("device") or {}).get("peaks"), "cost": isolation_cost(data)}
     summary[label] = s
     log(label.upper(), json.dumps(s, default=str))
     shutil.rmtree(cache, ignore_errors=True)
     return bool(data["all_correct"])
+
+
+def isolation_cost(data: dict) -> dict:
+    """Where a sweep's time went (the verdict's phases, summed over scenarios), and what the host's
+    loop costs per call: the seed's median wall-minus-event gap (poison, flush, snapshot, sync)."""
+    phases: dict[str, float] = {}
+    gaps, kernel_ms, verified, flags = [], 0.0, 0, {}
+    for r in data["scenarios"]:
+        for k, v in (r.get("phases") or {}).items():
+            phases[k] = phases.get(k, 0.0) + v
+        gap = (r.get("audit") or {}).get("gap")
+        if gap:
+            gaps.append(gap["seed_ms"])
+        if r.get("seed_ms") and r.get("cand_ms"):
+            kernel_ms += (r["seed_ms"] + r["cand_ms"]) * r.get("pairs", 0)
+        verified += (r.get("audit") or {}).get("verified", 0)
+        for f in r.get("flags") or []:
+            flags[f] = flags.get(f, 0) + 1
+    return {"phases_s": {k: round(v, 1) for k, v in sorted(phases.items())},
+            "per_call_overhead_ms_median": round(statistics.median(gaps), 4) if gaps else None,
+            "kernel_s_in_timed_rounds": round(kernel_ms / 1e3, 1), "verified_timed_rounds": verified,
+            "flags": flags}
 
 
 def _class(name: str) -> str:

@@ -145,3 +145,14 @@ def test_missing_candidate_is_a_task_error(tmp_path):
     with pytest.raises(TaskError, match="candidate file not found") as exc:
         evaluate("softmax-cpu", tmp_path / "nope.c")
     assert exc.value.exit_code == 2
+
+
+def test_checks_that_overlap_the_timing_still_fail_a_wrong_kernel_and_void_its_times(planted_dir):
+    # (the default on cuda: the float64 checks run while the host times on the GPU)
+    good = evaluate("softmax-cpu", only=SMALL, seed=20, time_budget_s=0.2, overlap=True)
+    assert good.all_correct and all(s.ratio for s in good.scenarios)
+    bad = evaluate("softmax-cpu", plant("softmax_unwritten", planted_dir), only=SMALL, seed=20, time_budget_s=0.2,
+                   overlap=True)
+    for s in bad.scenarios:
+        assert not s.correct and s.failure.startswith("unwritten: 1 of")
+        assert s.ratio is None and s.cand_ms is None  # the times of an incorrect kernel are dropped

@@ -1,9 +1,10 @@
 """The cuda path end to end on a GPU (rmsnorm-cuda): timing acceptance and every caught trick.
 
 All tests here need a CUDA GPU (`gpu` marker; skipped cleanly without one). They also keep their
-measured figures (eval_plants.record) so tests/evaluator/gpu_check.sh prints the acceptance table.
-Correctness-only cases run in this process (one CUDA context for all); a kernel that breaks the
-context (illegal address) or hangs runs isolated, as the console would run it.
+measured figures (eval_plants.record) so tests/gpu/device_run.sh prints the acceptance table.
+The timing figures go through the user's path (`evaluate_isolated`: the verdict in a child, the
+candidate in a sandboxed host); correctness-only cases run in this process (host="local", one
+CUDA context for all); a kernel that breaks the context or hangs runs isolated.
 """
 from __future__ import annotations
 
@@ -44,30 +45,33 @@ def test_quick_eval_from_a_cold_cache_is_under_20_s(tmp_path):
 
 
 def test_seed_against_itself_reads_one_on_every_scenario():
-    report = evaluate(TASK, seed=21, time_budget_s=1.5)
+    report = evaluate_isolated(TASK, seed=21, time_budget_s=1.5, baselines=False)
     rows = {s.name: (round(s.ratio, 4), [round(c, 4) for c in s.ci], s.pairs) for s in report.scenarios}
     record("cuda seed vs seed (all scenarios)", geomean=round(report.geomean, 4),
            min_ratio=round(report.min_ratio, 4), passed=report.passed, total=report.total, scenarios=rows,
-           audit={s.name: s.audit for s in report.scenarios[:2]},
+           audit={s.name: s.audit for s in report.scenarios[:2]}, host=report.host,
+           seconds={s.name: s.seconds for s in report.scenarios},
            pct_peak={s.name: round(s.pct_peak or 0, 1) for s in report.scenarios})
     print(report.text_table())
-    assert report.all_correct
-    assert abs(report.geomean - 1.0) <= 0.01
-    assert not any("outside_stream" in s.flags for s in report.scenarios)
+    assert report.all_correct and report.host.get("confined", {}).get("seccomp")
+    assert abs(report.geomean - 1.0) <= 0.005  # within 0.5% of 1.0
+    assert not any(f in s.flags for s in report.scenarios for f in ("outside_stream", "timing_inconsistent",
+                                                                      "impossible"))
 
 
 def test_planted_2x_slower_reads_half_everywhere(planted_dir):
-    report = evaluate(TASK, plant("rmsnorm_slow2x", planted_dir), seed=22, time_budget_s=0.5)
+    report = evaluate_isolated(TASK, plant("rmsnorm_slow2x", planted_dir), seed=22, time_budget_s=0.5, baselines=False)
     ratios = {s.name: round(s.ratio, 3) for s in report.scenarios}
     record("cuda planted 2x slower", geomean=round(report.geomean, 4), ratios=ratios)
     assert report.all_correct
     for s in report.scenarios:
         assert 0.40 <= s.ratio <= 0.60, (s.name, s.ratio)
         assert s.ci[1] < 1.0
+    assert abs(report.geomean - 0.5) <= 0.03
 
 
 def test_planted_faster_reads_above_one_with_a_ci_excluding_one():
-    report = evaluate(TASK, candidate("rmsnorm_fast.cu"), quick=True, seed=23, time_budget_s=1.0)
+    report = evaluate_isolated(TASK, candidate("rmsnorm_fast.cu"), quick=True, seed=23, time_budget_s=1.0)
     rows = {s.name: (round(s.ratio, 3), [round(c, 3) for c in s.ci]) for s in report.scenarios}
     record("cuda planted faster", geomean=round(report.geomean, 4), scenarios=rows,
            pct_peak={s.name: round(s.pct_peak or 0, 1) for s in report.scenarios})
@@ -118,12 +122,14 @@ def test_illegal_address_is_a_fault_report_not_a_dead_caller(planted_dir):
 
 
 def test_work_outside_the_stream_is_flagged(planted_dir):
-    report = evaluate(TASK, plant("rmsnorm_outside_stream", planted_dir), only="^r2048_c4096$", seed=28,
-                      time_budget_s=0.5)
+    report = evaluate_isolated(TASK, plant("rmsnorm_outside_stream", planted_dir), only="^r2048_c4096$", seed=28,
+                               time_budget_s=0.5)
     s = report.scenarios[0]
-    record("cuda caught: outside stream", flags=s.flags, ratio=s.ratio, audit=s.audit)
-    assert "outside_stream" in s.flags
-    assert not report.goal()[0]
+    record("cuda caught: outside stream", flags=s.flags, ratio=s.ratio, audit=s.audit, failure=s.failure)
+    # the snapshot taken when its (empty) stream was done misses the work still running elsewhere:
+    # late writes on a checked call; or, timed, the wall clock of every call exceeds its events
+    assert "outside_stream" in s.flags or "late_writes" in s.flags, (s.flags, s.failure)
+    assert not report.goal()[0] and report.exit_code() == 1
 
 
 def test_reference_kernel_agrees_with_the_float64_numpy_reference():
@@ -135,7 +141,7 @@ def test_reference_kernel_agrees_with_the_float64_numpy_reference():
 
 def test_upstream_baseline_adds_a_ratio():
     pytest.importorskip("torch")
-    report = evaluate(TASK, only="^r2048_c4096$", seed=29, time_budget_s=0.5, baselines=True)
+    report = evaluate_isolated(TASK, only="^r2048_c4096$", seed=29, time_budget_s=0.5, baselines=True)
     base = report.scenarios[0].baselines
     record("cuda upstream baseline (torch rms_norm)", baselines=base)
     assert "torch.rms_norm" in base and base["torch.rms_norm"].get("ratio", 0) > 0, base

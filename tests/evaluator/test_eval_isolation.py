@@ -1,4 +1,5 @@
-"""Isolation: a crashing, hanging or overrunning kernel yields a report, never a dead caller."""
+"""Isolation: a crashing, hanging or overrunning kernel yields a report, never a dead caller; the
+candidate runs in a host whose environment holds nothing of the caller's secrets."""
 from __future__ import annotations
 
 import os
@@ -22,8 +23,8 @@ def test_a_segfault_is_a_crash_report_naming_the_scenario(planted_dir):
     assert report.error_kind == "crash" and "SIGSEGV" in report.error
     assert "r256_c256" in report.error and "candidate" in report.error
     assert report.scenarios[0].name == "r256_c256" and not report.scenarios[0].correct
-    assert "Segmentation fault" in (report.log_tail or "")  # faulthandler's trace from the child
-    assert report.build_ok and report.exit_code() == 0
+    assert "Segmentation fault" in (report.log_tail or "")  # faulthandler's trace from the host
+    assert report.build_ok and report.exit_code() == 1  # a crash is a failure a script can see
     met, reasons = report.goal()
     assert not met and any("SIGSEGV" in r for r in reasons)
     assert any(e["event"] == "scenario" for e in events)
@@ -34,7 +35,7 @@ def test_a_hang_returns_within_the_call_limit(planted_dir):
     report = evaluate_isolated("softmax-cpu", plant("softmax_hang", planted_dir), only=SMALL, seed=2,
                                timing=False, call_timeout_s=1.0)
     assert time.monotonic() - t0 < 15
-    assert report.error_kind == "hang" and "within 1 s" in report.error
+    assert report.error_kind == "hang" and "call_timeout_s" in report.error and "r256_c256" in report.error
     assert not report.scenarios[0].correct
 
 
@@ -77,6 +78,9 @@ def test_user_errors_surface_in_the_parent(tmp_path):
     folder = tmp_path / "softmax-cpu"
     shutil.copytree(TASKS_DIR / "softmax-cpu", folder, ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "seed.c").write_text("this is not C\n")
+    with pytest.raises(TaskError, match=r"seed.c: content does not match its pin"):
+        evaluate_isolated(folder, only=SMALL, timing=False)
+    (folder / "PINNED").unlink()  # a task being written need not be pinned yet
     with pytest.raises(TaskError, match="its seed does not build"):
         evaluate_isolated(folder, only=SMALL, timing=False)
 
@@ -95,23 +99,16 @@ def test_cancel_kills_a_running_evaluation_and_reports_it(planted_dir):
     assert not children
 
 
-def test_the_child_gets_the_environment_it_is_given(tmp_path):
-    # a candidate's code runs in the child: a caller holding credentials passes a scrubbed env
-    seen = tmp_path / "seen.txt"
+def test_the_candidate_sees_none_of_the_callers_secrets(tmp_path):
+    # the caller's environment goes to the verdict; the host keeps an allow-list of it only, so a
+    # candidate that looks for a credential finds nothing (it reports what it saw as its exit code)
     seed = (TASKS_DIR / "softmax-cpu" / "seed.c").read_text().replace("int ks_softmax(", "static int seed_softmax(")
     probe = tmp_path / "probe.c"
     probe.write_text(
-        "#include <stdio.h>\n#include <stdlib.h>\n" + seed
+        "#include <stdlib.h>\n" + seed
         + "int ks_softmax(const SoftmaxParams* p, void* stream) {\n"
-        + f'  FILE* f = fopen("{seen}", "w");\n'
-        + '  if (f) { const char* k = getenv("KS_TEST_SECRET"); fputs(k ? k : "(none)", f); fclose(f); }\n'
+        + '  if (getenv("KS_TEST_SECRET") || getenv("ANTHROPIC_API_KEY")) return 42;\n'
         + "  return seed_softmax(p, stream);\n}\n")
-    os.environ["KS_TEST_SECRET"] = "hunter2-hunter2"
-    try:
-        report = evaluate_isolated("softmax-cpu", probe, only=SMALL, seed=5, timing=False)
-        assert report.all_correct and seen.read_text() == "hunter2-hunter2"  # inherited by default
-        env = {k: v for k, v in os.environ.items() if k != "KS_TEST_SECRET"}
-        report = evaluate_isolated("softmax-cpu", probe, only=SMALL, seed=5, timing=False, env=env)
-    finally:
-        del os.environ["KS_TEST_SECRET"]
-    assert report.all_correct and seen.read_text() == "(none)"
+    env = dict(os.environ, KS_TEST_SECRET="hunter2-hunter2", ANTHROPIC_API_KEY="sk-ant-test")
+    report = evaluate_isolated("softmax-cpu", probe, only=SMALL, seed=5, timing=False, env=env)
+    assert report.all_correct, [s.failure for s in report.scenarios]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from evaluator.correctness import check_call, error_limits, output_errors
-from evaluator.harness import ELEMENT_TYPES, POISON_BYTE, bf16_bits, bf16_values
+from evaluator.harness import ELEMENT_TYPES, bf16_bits, bf16_values
+from evaluator.native import POISON_BYTE
 from evaluator.report import EvalReport, ScenarioResult
 from evaluator.task import Tolerance
 
@@ -124,7 +125,7 @@ def test_json_round_trip_summary_and_table():
     summary = r.summary()
     assert set(summary) == {"geomean", "all_correct", "passed", "total", "min_ratio", "fast_1", "goal_met",
                             "reasons", "flags", "failing", "build_ok", "violations", "candidate_sha256",
-                            "eval_seed", "error", "scenarios"}
+                            "eval_seed", "error", "scenarios", "remeasure", "sandbox"}
     rows = {row["name"]: row for row in summary["scenarios"]}
     assert set(rows) == {"fast", "slow", "bad"} and rows["bad"]["correct"] is False
     assert rows["fast"]["ratio"] == pytest.approx(r.scenarios[[s.name for s in r.scenarios].index("fast")].ratio, abs=1e-4)

@@ -1,0 +1,385 @@
+"""The verdict's side of the candidate host: start it (sandboxed), ask, and trust nothing it says.
+
+`CandidateHost` is what the verdict (evaluator.pipeline) talks to: load, prepare a scenario,
+run rounds, fetch slot bytes, baselines, close. Two implementations:
+
+- `ProcessHost`: `python -m evaluator host` in a child process, inside the sandbox
+  (evaluator.sandbox: bubblewrap or unshare; PID and mount namespaces, the file system read-only
+  but for a scratch directory, credential stores hidden, no network), with a scrubbed
+  environment, confined further by itself before it opens a candidate library
+  (evaluator.confine). Every reply is checked against its schema (evaluator.protocol) and timed
+  by the verdict's own clock; a host that dies, hangs or says something malformed ends the
+  evaluation with a `HostFailure` naming what happened.
+- `LocalHost`: the same work in this process (evaluator.host.HostCore), replies passed through
+  the same checks. For trusted code only (tests, `evaluate(..., host="local")`).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import mmap
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluator.host import HostCore, ScenarioSpec
+from evaluator.machine import descendants
+from evaluator.protocol import (HostGone, HostReportedError, HostTimeout, Message, ProtocolError, Reader,
+                                check_reply, encode, write_message)
+
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+# environment variables a host keeps (everything else, credentials included, is dropped)
+HOST_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+            "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_PATH", "NVIDIA_VISIBLE_DEVICES", "OMP_NUM_THREADS",
+            "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", "PYTHONHASHSEED", "VIRTUAL_ENV")
+HIGH_FD = 100  # the protocol's descriptors sit above what the sandbox's shell prologue uses
+BULK_MIN = 1 << 16  # payloads from this size on cross through the shared buffer
+LOAD_TIMEOUT_S = 180.0
+FETCH_TIMEOUT_S = 120.0
+
+
+class HostFailure(Exception):
+    """The host cannot go on: kind is crash | hang | fault | protocol | setup | internal."""
+
+    def __init__(self, kind: str, message: str, log_tail: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.log_tail = log_tail
+
+
+@dataclass
+class Rounds:
+    """A rounds reply, checked, and the verdict's own wall clock around it."""
+
+    returned: list[int]
+    event_ms: list[float]
+    wall_ms: list[float]
+    other_cpu_ms: list[float]
+    outside_ms: list[float]
+    modified: list[list[str]] | None
+    late: list[bool] | None
+    libs: list[str]  # shared libraries the host mapped since its previous reply (run-time loads)
+    verdict_ms: float  # request sent -> reply read, by the verdict's clock
+
+
+class SharedBuffer:
+    """A sealed memfd the verdict maps and the host maps too: large inputs and outputs cross here
+    instead of through the pipe. It can only grow (F_SEAL_SHRINK: a host cannot truncate it under
+    the verdict's mapping), and the verdict copies out of it once per reply."""
+
+    def __init__(self) -> None:
+        self.fd = os.memfd_create("ks-bulk", os.MFD_ALLOW_SEALING | os.MFD_CLOEXEC)
+        fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+        self.size = 0
+        self.map: mmap.mmap | None = None
+
+    def room(self, nbytes: int) -> int:
+        """Grow to hold nbytes (in 64 MiB steps); the size the host must map."""
+        if nbytes > self.size:
+            size = -(-nbytes // (64 << 20)) * (64 << 20)
+            os.ftruncate(self.fd, size)
+            if self.map is not None:
+                self.map.close()
+            self.map = mmap.mmap(self.fd, size)
+            self.size = size
+        return self.size
+
+    def put(self, data: bytes) -> int:
+        size = self.room(len(data))
+        assert self.map is not None
+        self.map[:len(data)] = data
+        return size
+
+    def take(self, nbytes: int) -> bytes:
+        assert self.map is not None
+        return self.map[:nbytes]
+
+    def close(self) -> None:
+        if self.map is not None:
+            self.map.close()
+        os.close(self.fd)
+
+
+class CandidateHost:
+    """load -> (prepare -> rounds/fetch...)* -> close. Subclasses supply `_ask`."""
+
+    sandbox = "in-process"
+    sandbox_note = ""
+    confined: dict[str, Any] = {}
+    # kernel threads rest between calls (OMP_WAIT_POLICY=PASSIVE), so CPU time there means work
+    passive_threads = True
+    loaded_libs: list[str] = []  # what loading the seed and the candidate mapped (checked by the verdict)
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.inputs: set[str] = set()
+        self.bulk: SharedBuffer | None = None
+
+    def _ask(self, header: dict[str, Any], payload: bytes | None, expect: str, timeout_s: float,
+             **spec: Any) -> tuple[dict[str, Any], float]:
+        raise NotImplementedError
+
+    def load(self, *, backend: str, helper: str, libs: list[str], entry: str, fields: list[list[str]],
+             threads: int | None = None, task_dir: str | None = None,
+             confine: dict[str, Any] | None = None) -> dict[str, Any]:
+        out, _ = self._ask({"kind": "load", "backend": backend, "helper": helper, "libs": libs, "entry": entry,
+                            "fields": fields, "threads": threads, "task_dir": task_dir, "confine": confine},
+                           None, "loaded", LOAD_TIMEOUT_S)
+        self.confined = out["confined"]
+        self.loaded_libs = out["libs"]
+        return out
+
+    def prepare(self, spec: ScenarioSpec, payload: bytes, timeout_s: float = LOAD_TIMEOUT_S) -> None:
+        self.inputs = {b.name for b in spec.inputs}
+        header: dict[str, Any] = {"kind": "prepare", "spec": spec.to_json()}
+        if self.bulk is not None and len(payload) >= BULK_MIN:
+            header |= {"bulk": len(payload), "bulk_size": self.bulk.put(payload)}
+            payload = None
+        self._ask(header, payload, "prepared", timeout_s)
+
+    def rounds(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], *, flush: bool,
+               check_inputs: bool, timeout_s: float) -> Rounds:
+        calls = sum(len(order) for _, order in plan)
+        out, ms = self._ask({"kind": "rounds", "plan": [[s, list(o)] for s, o in plan], "seeds": seeds,
+                             "flush": flush, "check_inputs": check_inputs}, None, "rounds_done", timeout_s,
+                            calls=calls, with_modified=check_inputs, inputs=self.inputs)
+        return Rounds(out["returned"], out["event_ms"], out["wall_ms"], out["other_cpu_ms"], out["outside_ms"],
+                      out.get("modified"), out.get("late"), out["libs"], ms)
+
+    def fetch(self, slot: int, output: str, blocks: list[tuple[int, int]] | None, nbytes: int) -> tuple[bytes, float]:
+        header: dict[str, Any] = {"kind": "fetch", "slot": slot, "output": output,
+                                  "blocks": None if blocks is None else [list(b) for b in blocks]}
+        shared = self.bulk is not None and nbytes >= BULK_MIN
+        if shared:
+            header["bulk_size"] = self.bulk.room(nbytes)
+        out, ms = self._ask(header, None, "data", FETCH_TIMEOUT_S, nbytes=nbytes, bulk=shared)
+        if out.get("bulk"):
+            return self.bulk.take(nbytes), ms  # a copy, taken once: what the host says is fixed here
+        return out["payload"], ms
+
+    def baselines(self) -> tuple[list[str], dict[str, str]]:
+        out, _ = self._ask({"kind": "baselines"}, None, "baselines_ready", LOAD_TIMEOUT_S)
+        return out["names"], out["errors"]
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def pids(self) -> list[int]:
+        """Processes whose CPU time is the host's (for the contention measure)."""
+        return []
+
+
+def _failure_of(exc: HostReportedError) -> HostFailure:
+    return HostFailure(exc.kind, str(exc))
+
+
+class LocalHost(CandidateHost):
+    """HostCore in this process; replies still go through encode and check_reply."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.core: HostCore | None = None
+        self.reader_count = 0
+        self.sandbox_note = "in-process host (trusted code only): no sandbox"
+        self.passive_threads = os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE"
+
+    def _ask(self, header: dict[str, Any], payload: bytes | None, expect: str, timeout_s: float,
+             **spec: Any) -> tuple[dict[str, Any], float]:
+        from evaluator.host import load_core
+
+        self.seq += 1
+        seq = self.seq
+        t0 = time.perf_counter()
+        kind = header["kind"]
+        try:
+            if kind == "load":
+                header = dict(header, confine=None)
+                self.core, confined, libs = load_core(header)
+                reply = {"kind": "loaded", "threads": getattr(getattr(self.core.backend, "helper", None),
+                                                              "threads", 1), "confined": confined, "libs": []}
+                data = None
+            else:
+                assert self.core is not None
+                reply, data = _dispatch(self.core, header, payload)
+        except HostFailure:
+            raise
+        except Exception as exc:  # noqa: BLE001 - what a process host would send as an error reply
+            from evaluator.errors import KernelFault
+
+            kind_ = "fault" if isinstance(exc, KernelFault) else "setup" if kind == "load" else "internal"
+            raise HostFailure(kind_, f"{type(exc).__name__}: {exc}") from None
+        ms = (time.perf_counter() - t0) * 1e3
+        reply["seq"] = seq
+        line, *rest = encode(reply, data)
+        self.reader_count += 1
+        import json
+
+        msg = Message(json.loads(bytes(line)), bytes(rest[0]) if rest else b"")
+        try:
+            return check_reply(self.reader_count, msg, expect, seq, **spec), ms
+        except HostReportedError as exc:
+            raise _failure_of(exc) from None
+        except ProtocolError as exc:
+            raise HostFailure("protocol", str(exc)) from None
+
+    def close(self) -> None:
+        if self.core is not None:
+            self.core.close()
+            self.core = None
+
+
+def _dispatch(core: HostCore, h: dict[str, Any], payload: bytes | None) -> tuple[dict[str, Any], bytes | None]:
+    kind = h["kind"]
+    if kind == "prepare":
+        core.prepare(ScenarioSpec.from_json(h["spec"]), memoryview(payload or b""))
+        return {"kind": "prepared"}, None
+    if kind == "rounds":
+        records = core.rounds([(int(s), list(o)) for s, o in h["plan"]], h["seeds"], h["flush"], h["check_inputs"])
+        # in-process, what the verdict itself maps would show: run-time loads are checked only in
+        # a host of its own
+        reply: dict[str, Any] = {"kind": "rounds_done", "libs": []}
+        for key in ("returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms"):
+            reply[key] = [getattr(r, key) for r in records]
+        if h["check_inputs"]:
+            reply["modified"] = [r.modified for r in records]
+            reply["late"] = [r.late for r in records]
+        return reply, None
+    if kind == "fetch":
+        data = core.fetch(h["slot"], h["output"], None if h["blocks"] is None else [tuple(b) for b in h["blocks"]])
+        return {"kind": "data", "nbytes": len(data)}, data
+    if kind == "baselines":
+        names, errors = core.baselines()
+        return {"kind": "baselines_ready", "names": names, "errors": errors}, None
+    raise RuntimeError(f"unknown request {kind}")
+
+
+class ProcessHost(CandidateHost):
+    """`python -m evaluator host` in a child process, sandboxed when a sandbox works here."""
+
+    def __init__(self, *, sandbox: Any, python: str, scratch: Path, log: Any, env: dict[str, str] | None = None,
+                 hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = ()) -> None:
+        super().__init__()
+        from evaluator.sandbox import Confinement
+
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        self.bulk = SharedBuffer()
+        child_bulk = fcntl.fcntl(self.bulk.fd, fcntl.F_DUPFD, HIGH_FD)
+        # the host's ends above the fds the sandbox prologue uses; ours close-on-exec
+        child_req = fcntl.fcntl(req_r, fcntl.F_DUPFD, HIGH_FD)
+        child_rep = fcntl.fcntl(rep_w, fcntl.F_DUPFD, HIGH_FD)
+        for fd in (req_r, rep_w):
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(rep_r, 1031, 1 << 20)  # F_SETPIPE_SZ: fewer wake-ups for large payloads
+            fcntl.fcntl(req_w, 1031, 1 << 20)
+        argv = [python, "-m", "evaluator", "host", "--requests", str(child_req), "--replies", str(child_rep),
+                "--bulk", str(child_bulk)]
+        self.sandbox = sandbox.kind
+        self.sandbox_note = sandbox.note
+        seen = visible_dirs(readable + (_REPO_ROOT, Path(sys.prefix), Path(sys.base_prefix)))
+        wrapped = sandbox.wrap(argv, Confinement(writable=(scratch,), readable=seen, hidden=hidden, chdir=scratch))
+        self.proc = subprocess.Popen(
+            wrapped, stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(child_req, child_rep, child_bulk),
+            env=host_environment(env, scratch), cwd=str(scratch), start_new_session=True)
+        for fd in (child_req, child_rep, child_bulk):
+            os.close(fd)
+        self.req_fd, self.rep_fd = req_w, rep_r
+        self.reader = Reader(rep_r)
+        self.log = log
+        self._dead: HostFailure | None = None
+
+    def _ask(self, header: dict[str, Any], payload: bytes | None, expect: str, timeout_s: float,
+             **spec: Any) -> tuple[dict[str, Any], float]:
+        if self._dead is not None:
+            raise self._dead
+        self.seq += 1
+        seq = self.seq
+        what = header["kind"]
+        t0 = time.perf_counter()
+        try:
+            write_message(self.req_fd, dict(header, seq=seq), payload)
+            msg = self.reader.read(deadline=time.monotonic() + timeout_s)
+            ms = (time.perf_counter() - t0) * 1e3
+            return check_reply(self.reader.count, msg, expect, seq, **spec), ms
+        except HostReportedError as exc:
+            raise self._fail(_failure_of(exc)) from None
+        except ProtocolError as exc:
+            raise self._fail(HostFailure("protocol", str(exc))) from None
+        except HostTimeout:
+            raise self._fail(HostFailure("hang", f"the candidate host did not answer `{what}` within "
+                                                  f"{timeout_s:g} s (each call may take call_timeout_s)")) from None
+        except (HostGone, BrokenPipeError):
+            raise self._fail(self._death(what)) from None
+
+    def _death(self, what: str) -> HostFailure:
+        try:
+            rc = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            return HostFailure("crash", f"the candidate host closed its replies during `{what}` but did not exit")
+        sig = -rc if rc < 0 else rc - 128 if rc > 128 and (rc - 128) in signal.valid_signals() else None
+        if sig:
+            name = signal.Signals(sig).name if sig in signal.valid_signals() else str(sig)
+            return HostFailure("crash", f"the candidate host died with {name} during `{what}`")
+        return HostFailure("crash", f"the candidate host exited with status {rc} during `{what}`")
+
+    def _fail(self, failure: HostFailure) -> HostFailure:
+        self._dead = failure
+        self.kill()
+        return failure
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+
+    def close(self) -> None:
+        if self._dead is None and self.proc.poll() is None:
+            with contextlib.suppress(HostFailure):
+                self._ask({"kind": "close"}, None, "bye", 30.0)
+        self.kill()
+        for fd in (self.req_fd, self.rep_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.bulk is not None:
+            self.bulk.close()
+            self.bulk = None
+
+    def pids(self) -> list[int]:
+        return descendants(self.proc.pid) + [self.proc.pid]
+
+
+def visible_dirs(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Of the directories the host must read, those the sandbox's private /tmp and /dev/shm would
+    hide (nested ones once)."""
+    out: list[Path] = []
+    for p in sorted({Path(p).resolve() for p in paths if Path(p).is_dir()}):
+        if any(p == root or root in p.parents for root in (Path("/tmp"), Path("/dev/shm"))) and \
+                not any(q in p.parents for q in out):
+            out.append(p)
+    return tuple(out)
+
+
+def host_environment(base: dict[str, str] | None, scratch: Path) -> dict[str, str]:
+    """The host's environment: an allow-list of the caller's (no credentials), plus what the host
+    needs: the evaluator on PYTHONPATH, a scratch HOME and TMPDIR, and kernel threads that sleep
+    when idle (OMP_WAIT_POLICY=PASSIVE) so CPU time between calls means work."""
+    source = os.environ if base is None else base
+    env = {k: source[k] for k in HOST_ENV if k in source}
+    env.update(PYTHONPATH=str(_REPO_ROOT), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1",
+               HOME=str(scratch), TMPDIR=str(scratch), OMP_WAIT_POLICY="PASSIVE",
+               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return env
+
+
+def scratch_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="ks-host-"))
