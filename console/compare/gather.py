@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from sessions.digest import DigestReader, SessionDigest
+from sessions.digest import DigestReader, SessionDigest, read_digest
 from sessions.layout import SessionPaths, read_launch
 
 
@@ -121,7 +121,10 @@ def reevaluate(result: SessionResult, *, out_dir: Path, budget_s: float | None =
     from evaluator import evaluate_isolated
     from evaluator.errors import EvaluatorError
 
+    from agent.gate import judge
+
     sp = SessionPaths(Path(result.path))
+    goal = read_digest(sp.root).goal
     cand = candidate_of(sp)
     if cand is None or not cand.is_file():
         result.error = f"no final kernel in {sp.workspace}"
@@ -145,10 +148,9 @@ def reevaluate(result: SessionResult, *, out_dir: Path, budget_s: float | None =
     result.passed, result.total = s.get("passed"), s.get("total")
     result.eval_seed, result.candidate_sha256 = s.get("eval_seed"), s.get("candidate_sha256")
     result.error = s.get("error")
-    if result.goal is not None:
-        result.goal_met = bool(result.all_correct and result.geomean is not None and result.geomean >= result.goal)
-    else:
-        result.goal_met = bool(s.get("goal_met"))
+    # the stop gate's verdict on this report, against the session's goal (raised by /goal if it
+    # was): the same rule, so a contended or ambiguous measurement meets no goal here either
+    result.goal_met = judge(report, goal)[0] if goal else bool(s.get("goal_met"))
     result.final = float(result.geomean) if result.all_correct and result.geomean is not None else 0.0
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{result.name}.json"

@@ -38,6 +38,9 @@ def small_attention_task(where: Path) -> Path:
     ]
     spec["quick"] = ["gqa4_d64_0", "mqa_d96_decode"]
     (dst / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+    from evaluator.pins import write_pins
+
+    write_pins(dst)  # a task of its own: its files pinned as they are now
     return dst
 
 
