@@ -30,7 +30,9 @@ COMMANDS: dict[str, str] = {
     "mine": "mine",
     "import": "import_",
     "sessions": "sessions",
+    "fleet": "fleet",
     "stop": "stop",
+    "compare": "compare",
 }
 
 
@@ -40,6 +42,14 @@ class HelpFormatter(argparse.HelpFormatter):
 
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=32)
+
+    def start_section(self, heading: str | None) -> None:
+        """A group's heading, wrapped when it is wider than the terminal (argparse never does)."""
+        if heading and len(heading) + 1 > self._width:
+            import textwrap
+
+            heading = "\n".join(textwrap.wrap(heading, max(20, self._width - 1)))
+        super().start_section(heading)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         import textwrap

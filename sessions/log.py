@@ -305,23 +305,31 @@ class LogReader:
         self._switch_pending = False
 
     def _held(self):
-        """The open file to read now (hold mode); notices a move, marks a replacement."""
+        """The open file to read now (hold mode); notices a move, marks a replacement.
+
+        The path is opened again on every read, as a reader without `hold` does: on a network
+        file system an open revalidates the client's cached size (another node's appends show).
+        While it names the same file the new handle replaces the old one."""
         try:
-            st = os.stat(self.path)
+            f = open(self.path, "rb")
         except FileNotFoundError:
-            st = None
-        if self._file is None:
-            if st is None:
-                return None
-            self._open_held()
+            f = None
+        if f is not None:
+            fst = os.fstat(f.fileno())
+            ident = (fst.st_dev, fst.st_ino)
+            if self._file is None or ident == self._ident:
+                if self._file is not None:
+                    self._file.close()
+                self._file, self._ident = f, ident
+                self._moved_noted = False
+                return f
+            f.close()
+            self._switch_pending = True  # another file at the path: read it once the old is drained
             return self._file
-        if st is None:
-            if not self._moved_noted:
-                self._moved_noted = True
-                self.notices.append(f"{self.path} was moved or deleted: following the file it was "
-                                    f"(its writer may still append to it)")
-        elif (st.st_dev, st.st_ino) != self._ident:
-            self._switch_pending = True  # once the old file is drained, read the new one
+        if self._file is not None and not self._moved_noted:
+            self._moved_noted = True
+            self.notices.append(f"{self.path} was moved or deleted: following the file it was "
+                                f"(its writer may still append to it)")
         return self._file
 
     def read(self, max_bytes: int | None = None) -> LogRead:

@@ -41,9 +41,10 @@ def test_sessions_lists_the_bundled_example_with_its_path(clone_dir, tmp_path):
     # from the clone's root (where the README is followed) the path is the README's
     done = kernelseek("sessions", cwd=REPO, home=tmp_path / "home")
     assert f"kernelseek replay {EXAMPLE}\n" in done.stdout
-    rows = json.loads(kernelseek("sessions", "--json", cwd=clone_dir, home=tmp_path / "home").stdout)
-    (example,) = [r for r in rows if r.get("example")]
-    assert example["task"] == "attention-cpu" and Path(example["path"]) == (REPO / EXAMPLE).resolve()
+    # machine output stays the sessions under the root; the example's path on its own
+    assert json.loads(kernelseek("sessions", "--json", cwd=clone_dir, home=tmp_path / "home").stdout) == []
+    path = kernelseek("sessions", "--example-path", cwd=clone_dir, home=tmp_path / "home").stdout.strip()
+    assert Path(path) == (REPO / EXAMPLE).resolve()
 
 
 def test_mining_the_steering_log_before_it_exists_is_no_error(clone_dir, tmp_path):
