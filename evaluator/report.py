@@ -103,6 +103,7 @@ class EvalReport:
     duration_s: float = 0.0
     pinned: bool | None = None  # the task's trusted files were checked against PINNED
     host: dict[str, Any] = field(default_factory=dict)  # where the candidate ran: sandbox kind, note, confinement
+    timeline: dict[str, float] = field(default_factory=dict)  # seconds: start, builds, hosts, peaks, scenarios
 
     # figures ------------------------------------------------------------------------------
     @property
@@ -262,7 +263,7 @@ class EvalReport:
             "goal": {"met": met, "reasons": reasons, **self.goal_spec},
             "error": self.error, "error_kind": self.error_kind, "log_tail": self.log_tail,
             "started_at": self.started_at, "duration_s": round(self.duration_s, 3),
-            "pinned": self.pinned, "host": self.host,
+            "pinned": self.pinned, "host": self.host, "timeline": self.timeline,
         }
         data["goal"]["remeasure"] = self.remeasure()
         return _finite(data)
@@ -281,7 +282,7 @@ class EvalReport:
             total_planned=data.get("total", 0), error=data.get("error"),
             error_kind=data.get("error_kind"), log_tail=data.get("log_tail"),
             started_at=data.get("started_at", 0.0), duration_s=data.get("duration_s", 0.0),
-            pinned=data.get("pinned"), host=data.get("host") or {},
+            pinned=data.get("pinned"), host=data.get("host") or {}, timeline=data.get("timeline") or {},
         )
         return report
 
