@@ -208,6 +208,16 @@ class Census:
     @classmethod
     def start(cls, path: str) -> Census:
         """Load and start it, before this process creates a CUDA context (so nothing escapes it)."""
+        census = cls.load(path)
+        rc = census.lib.ks_census_start()
+        if rc != 0:
+            raise CensusUnavailable(f"CUPTI refused the activity API: "
+                                    f"{census.lib.ks_census_error(rc).decode(errors='replace')}")
+        return census
+
+    @classmethod
+    def load(cls, path: str) -> Census:
+        """The library, not started (tests inject records into it)."""
         try:
             lib = ctypes.CDLL(path)
         except OSError as exc:
@@ -223,10 +233,15 @@ class Census:
         u64p, intp = ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_int)
         lib.ks_census_attribute.argtypes = [ctypes.c_int, u64p, u64p, intp, intp, ctypes.c_uint32, ctypes.c_uint32,
                                             intp, intp, u64p, u64p, intp, intp, ctypes.c_char_p, ctypes.c_int]
-        rc = lib.ks_census_start()
-        if rc != 0:
-            raise CensusUnavailable(f"CUPTI refused the activity API: {lib.ks_census_error(rc).decode(errors='replace')}")
+        lib.ks_census_inject.argtypes = [ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64,
+                                         ctypes.c_uint64, ctypes.c_uint64, ctypes.c_char_p]
         return cls(lib)
+
+    def inject(self, kind: str, context: int, stream: int, start: int, end: int, nbytes: int = 0,
+               name: str = "") -> None:
+        """A record as CUPTI would deliver it (tests: the attribution needs no GPU)."""
+        self.lib.ks_census_inject({"kernel": 0, "memcpy": 1, "memset": 2}[kind], context, stream, start, end, nbytes,
+                                  name.encode())
 
     def bind(self, context: int, stream: int) -> None:
         ctx, st = ctypes.c_uint32(0), ctypes.c_uint32(0)

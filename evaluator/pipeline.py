@@ -286,7 +286,8 @@ class Evaluation:
         # cuda: the verdict's numpy work overlaps the host's GPU timing (cpu: it would share the
         # cores the kernels are timed on)
         overlap = self.opts.overlap if self.opts.overlap is not None else self.task.backend == "cuda"
-        self.overlap = ThreadPoolExecutor(max_workers=1) if overlap else None
+        # four threads: each correctness round's seed and candidate checks, two rounds in flight
+        self.overlap = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ks-check") if overlap else None
         ahead: Future[Inputs] | None = None
         try:
             for index, scenario in enumerate(self.scenarios):

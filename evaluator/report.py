@@ -363,6 +363,8 @@ def _flag_detail(flag: str, s: ScenarioResult) -> str:
         p = s.physics
         return (f" ({s.name}: {s.cand_ms:.4g} ms, but the measured peaks need at least {p['floor_ms']:.4g} ms "
                 f"({p['bound']} bound; a time below 1/{p['margin']:g} of that is not a measurement))")
+    if flag == "outside_stream" and s.audit.get("census_problem"):
+        return f" ({s.name}: {s.audit['census_problem']})"
     if flag == "outside_stream" and isinstance(s.audit.get("gap"), dict):
         g = s.audit["gap"]
         return (f" ({s.name}: each call's wall clock exceeds its events by {g['excess_ms']:+.4f} ms more than "

@@ -229,3 +229,20 @@ int ks_census_attribute(int n, const uint64_t* starts, const uint64_t* ends, con
     pthread_mutex_unlock(&lock);
     return (int)total;
 }
+
+/* A record as CUPTI would hand it over: for the evaluator's tests of the attribution, which need
+ * no GPU. (A candidate that calls it only adds work to its own account.) */
+void ks_census_inject(int kind, uint32_t context, uint32_t stream, uint64_t start, uint64_t end, uint64_t bytes,
+                      const char* name) {
+    pthread_mutex_lock(&lock);
+    ks_record* r = slot();
+    if (r) {
+        memset(r, 0, sizeof *r);
+        r->kind = (uint32_t)kind; r->context = context; r->stream = stream; r->start = start; r->end = end;
+        r->bytes = bytes;
+        if (name) strncpy(r->name, name, KS_NAME - 1);
+    } else {
+        dropped++;
+    }
+    pthread_mutex_unlock(&lock);
+}
