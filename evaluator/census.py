@@ -185,13 +185,14 @@ class Attribution:
     span_ms: list[float]  # the call's own work, first start to last end (0: none, or not attributable)
     stray_off: int = 0  # off-stream records outside every call window
     dropped: int = 0  # records CUPTI or the census lost since the last request (then absence proves nothing)
+    short: int = 0  # calls with fewer of the evaluator's own records than it made (records late or lost)
     what: str = ""  # the first off-stream record, in words
     cost_ms: float = 0.0  # the host's time flushing and attributing
 
     def to_reply(self) -> dict[str, object]:
         return {"census_on": self.on, "census_off": self.off, "census_span_ms": self.span_ms,
                 "census_stray": self.stray_off, "census_dropped": self.dropped, "census_what": self.what[:WHAT_BYTES],
-                "census_ms": self.cost_ms}
+                "census_short": self.short, "census_ms": self.cost_ms}
 
 
 @dataclass
@@ -283,5 +284,16 @@ class Census:
         dropped = int(self.lib.ks_census_dropped())
         lost, self.dropped_seen = dropped - self.dropped_seen, dropped
         spans = [(s1[i] - s0[i]) / 1e6 if s0[i] and s1[i] >= s0[i] else 0.0 for i in range(n)]
-        return Attribution(list(on)[:n], list(off)[:n], spans, stray_off.value, lost,
+        short = sum(1 for i, w in enumerate(windows) if on[i] < w.head + w.tail)
+        return Attribution(list(on)[:n], list(off)[:n], spans, stray_off.value, lost, short,
                            what.value.decode("utf-8", "replace"), (time.perf_counter() - t0) * 1e3)
+
+    def wait_for_records(self, at_least: int, timeout_s: float = 0.5) -> None:
+        """Flush until `at_least` records are in (CUPTI may hand over the last ones a moment after
+        the synchronize that completed them); for the self-test, not for every request."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self.lib.ks_census_flush()
+            if int(self.lib.ks_census_pending()) >= at_least or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)

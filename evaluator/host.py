@@ -252,6 +252,7 @@ class CudaBackend:
         self.dev.ok(self.cu.cuMemsetD8Async(self.counter, 0, 16, self.stream), "memset")
         self.settle()
         census.close(tail=0)
+        census.wait_for_records(1)
         seen = census.attribute()
         if not seen.on or seen.on[0] < 1 or seen.off[0]:
             raise CensusUnavailable(f"self-test: one memset on the evaluator's stream read as {seen.on} on it and "

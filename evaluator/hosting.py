@@ -439,7 +439,9 @@ class ProcessHost(CandidateHost):
             self.proc.wait(timeout=10)
 
     def close(self) -> None:
-        if self._dead is None and self.proc.poll() is None:
+        # a polite close when it is idle; a host still busy with something (a start the evaluation
+        # no longer needs) is simply ended
+        if self._dead is None and self.proc.poll() is None and not self.waiting:
             with contextlib.suppress(HostFailure):
                 self._ask({"kind": "close"}, None, "bye", 30.0)
         self.kill()

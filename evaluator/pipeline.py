@@ -18,7 +18,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -177,7 +177,12 @@ class Evaluation:
         started = self._start_hosts()
         peaks = self._peaks_beside() if task.backend == "cuda" else None
         lap("start")
-        cand, seed, ref, helper_lib = self._builds()
+        try:
+            cand, seed, ref, helper_lib = self._builds()
+        except BaseException:
+            if peaks is not None:  # the device is closed after this: its thread must be done with it
+                wait([peaks])
+            raise
         lap("builds")
         report.build, report.seed_build = cand.to_json(), seed.to_json(with_log=False)
         report.reference_build = ref.to_json(with_log=False) if ref else None

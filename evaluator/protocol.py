@@ -24,7 +24,7 @@ MAX_MS = 1e7  # ten thousand seconds: any larger "time" is not a measurement
 MAX_CALLS = 1 << 20
 MAX_RECORDS = 1 << 24  # census records one call may have
 CENSUS_FIELDS = ("census_on", "census_off", "census_span_ms", "census_stray", "census_dropped", "census_what",
-                 "census_ms")
+                 "census_short", "census_ms")
 ERROR_KINDS = ("fault", "internal", "setup")
 
 
@@ -256,6 +256,7 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
                 "on": c.integers("census_on", calls, 0, MAX_RECORDS), "off": c.integers("census_off", calls, 0, MAX_RECORDS),
                 "span_ms": c.numbers("census_span_ms", calls), "stray": c.integer("census_stray", 0, MAX_RECORDS),
                 "dropped": c.integer("census_dropped", 0, 1 << 62), "what": c.string("census_what", 400),
+                "short": c.integer("census_short", 0, calls),
                 "ms": c.numbers("census_ms", None)}
     elif expect == "data":
         c.only({"nbytes", "bulk"})

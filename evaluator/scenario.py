@@ -133,6 +133,7 @@ class CensusTally:
     calls_off: dict[int, int] = field(default_factory=lambda: {CAND: 0, SEED: 0})  # calls with any
     stray: int = 0  # off-stream records outside every call window
     dropped: int = 0
+    short: int = 0  # calls whose own records were not all in (late or lost): their spans are unknown
     spans: list[float] = field(default_factory=list)  # the candidate's device span per call
     events: list[float] = field(default_factory=list)  # ... and its event time on the same calls
     cost_ms: float = 0.0  # the host's flushes and attribution
@@ -153,6 +154,7 @@ class CensusTally:
                 self.events.append(event_ms[k])
         self.stray += census["stray"]
         self.dropped += census["dropped"]
+        self.short += census["short"]
         self.cost_ms += census["ms"]
         self.what = self.what or census["what"]
 
@@ -165,6 +167,7 @@ class CensusTally:
         entry: dict[str, Any] = {
             "calls": self.calls[CAND], "off_stream": self.off[CAND], "calls_off_stream": self.calls_off[CAND],
             "seed_off_stream": self.off[SEED], "outside_calls": self.stray, "dropped": self.dropped,
+            "incomplete_calls": self.short,
             "cost_ms_per_call": round(self.cost_ms / calls, 6) if calls else None,
         }
         if self.spans:

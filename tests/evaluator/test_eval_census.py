@@ -129,7 +129,7 @@ def test_a_window_whose_own_operations_do_not_add_up_has_no_span(census):
     census.windows[-1].end = 200
     census.inject("kernel", CTX, STREAM, 110, 120)
     got = census.attribute()
-    assert got.on == [1] and got.off == [0] and got.span_ms == [0.0]
+    assert got.on == [1] and got.off == [0] and got.span_ms == [0.0] and got.short == 1
 
 
 def cpu_core(census: Census, tmp_path: Path, build_cache: Path) -> HostCore:
@@ -181,7 +181,7 @@ def test_the_verdict_fails_work_off_the_stream_and_reads_the_seed_as_its_control
         n = len(cand_off)
         census = {"on": [3] * 2 * n, "off": [x for pair in zip(cand_off, seed_off) for x in pair],
                   "span_ms": [0.01] * 2 * n, "stray": stray, "dropped": 0, "what": "kernel 'k' on stream 13",
-                  "ms": 0.5}
+                  "short": 0, "ms": 0.5}
         t.add(census, [CAND, SEED] * n, [0.012] * 2 * n)
         return t
 
