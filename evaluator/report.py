@@ -226,7 +226,11 @@ class EvalReport:
         if kind in (None, "in-process"):
             return "candidate in this process (trusted code only)"
         seccomp = "no process creation" if (self.host.get("confined") or {}).get("seccomp") else "no syscall filter"
-        return f"unsandboxed host, {seccomp}" if kind == "none" else f"host sandboxed by {kind}, {seccomp}"
+        text = f"unsandboxed host, {seccomp}" if kind == "none" else f"host sandboxed by {kind}, {seccomp}"
+        census = self.host.get("census") or {}
+        if self.backend == "cuda" and census:
+            text += ", launch census" if census.get("on") else f", {(census.get('note') or 'no launch census')[:120]}"
+        return text
 
     def flag_counts(self) -> list[str]:
         counts = Counter(f for s in self.scenarios for f in s.flags)
