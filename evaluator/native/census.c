@@ -15,6 +15,7 @@
 #include <cupti.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,10 @@ static ks_record* slot(void) {
     return &records[count++];
 }
 
+/* the fields every kind of record shares, under the same names */
+#define KS_TAKE(record_kind, p) \
+    (r.kind = (record_kind), r.start = (p)->start, r.end = (p)->end, r.context = (p)->contextId, r.stream = (p)->streamId)
+
 static void CUPTIAPI take_buffer(CUcontext ctx, uint32_t stream, uint8_t* buffer, size_t size, size_t valid) {
     CUpti_Activity* rec = NULL;
     pthread_mutex_lock(&lock);
@@ -77,28 +82,22 @@ static void CUPTIAPI take_buffer(CUcontext ctx, uint32_t stream, uint8_t* buffer
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         case CUPTI_ACTIVITY_KIND_KERNEL: {
             const KS_KERNEL_T* k = (const KS_KERNEL_T*)rec;
-            r.kind = KS_KERNEL; r.start = k->start; r.end = k->end; r.context = k->contextId; r.stream = k->streamId;
+            KS_TAKE(KS_KERNEL, k);
             if (k->name) strncpy(r.name, k->name, KS_NAME - 1);
             break;
         }
-        case CUPTI_ACTIVITY_KIND_MEMCPY: {
-            const KS_MEMCPY_T* m = (const KS_MEMCPY_T*)rec;
-            r.kind = KS_MEMCPY; r.start = m->start; r.end = m->end; r.context = m->contextId; r.stream = m->streamId;
-            r.bytes = m->bytes;
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+            KS_TAKE(KS_MEMCPY, (const KS_MEMCPY_T*)rec);
+            r.bytes = ((const KS_MEMCPY_T*)rec)->bytes;
             break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-            const KS_PEER_T* m = (const KS_PEER_T*)rec;
-            r.kind = KS_MEMCPY; r.start = m->start; r.end = m->end; r.context = m->contextId; r.stream = m->streamId;
-            r.bytes = m->bytes;
+        case CUPTI_ACTIVITY_KIND_MEMCPY2:
+            KS_TAKE(KS_MEMCPY, (const KS_PEER_T*)rec);
+            r.bytes = ((const KS_PEER_T*)rec)->bytes;
             break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMSET: {
-            const KS_MEMSET_T* m = (const KS_MEMSET_T*)rec;
-            r.kind = KS_MEMSET; r.start = m->start; r.end = m->end; r.context = m->contextId; r.stream = m->streamId;
-            r.bytes = m->bytes;
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+            KS_TAKE(KS_MEMSET, (const KS_MEMSET_T*)rec);
+            r.bytes = ((const KS_MEMSET_T*)rec)->bytes;
             break;
-        }
         default:
             continue;
         }

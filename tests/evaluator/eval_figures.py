@@ -29,35 +29,31 @@ def compact(rows: list[dict], summary: dict) -> list[str]:
     def line(what: str, text: str) -> None:
         out.append(f"{what:<30} {text}"[:160])
 
-    s = by.get("cuda seed vs seed (all scenarios)")
-    if s:
-        line("seed vs seed (rmsnorm)", f"geomean {s['geomean']} min {s['min_ratio']} passed {s['passed']}/{s['total']} "
-                                       f"(goal: within 0.005 of 1)")
-    p = by.get("cuda planted 2x slower")
-    if p:
-        r = list(p["ratios"].values())
-        fixed = p.get("fixed_us_in_events") or {}
-        line("planted 2x slower", f"geomean {p['geomean']} (goal 0.5 +- 0.03), per scenario {min(r)}..{max(r)}; "
-                                  f"fixed cost in events {min(fixed.values(), default='-')}.."
-                                  f"{max(fixed.values(), default='-')} us")
-    f = by.get("cuda planted faster")
-    if f:
-        line("planted faster", f"geomean {f['geomean']}")
+    def planted(p: dict) -> str:
+        r, fixed = list(p["ratios"].values()), list((p.get("fixed_us_in_events") or {}).values())
+        return (f"geomean {p['geomean']} (goal 0.5 +- 0.03), per scenario {min(r)}..{max(r)}; fixed cost in events "
+                f"{min(fixed, default='-')}..{max(fixed, default='-')} us")
+
+    singles = {  # test -> (label, what its figures say)
+        "cuda seed vs seed (all scenarios)": ("seed vs seed (rmsnorm)", lambda s: (
+            f"geomean {s['geomean']} min {s['min_ratio']} passed {s['passed']}/{s['total']} (goal: within 0.005 of 1)")),
+        "cuda planted 2x slower": ("planted 2x slower", planted),
+        "cuda planted faster": ("planted faster", lambda f: f"geomean {f['geomean']}"),
+        "cuda census cost per call": ("census cost per call", lambda c: (
+            f"flush+attribute {c['flush_and_attribute_ms']} ms; host loop {c['host_loop_ms_off']} -> "
+            f"{c['host_loop_ms_on']} ms")),
+        "cuda quick eval wall (cold cache, incl. build)": ("quick eval, cold cache", lambda q: f"{q['wall_s']} s (goal < 20)"),
+    }
+    for test, (label, say) in singles.items():
+        if test in by:
+            line(label, say(by[test]))
     for r in rows:
         if r["test"].startswith("cuda attack: "):
             caught = "GOAL MET (not caught)" if r.get("met") else "caught: " + "; ".join(x[:60] for x in r.get("reasons", [])[:2])
             line(r["test"].removeprefix("cuda attack: "), caught)
-    for r in rows:
-        if r["test"].startswith("cuda census: "):
+        elif r["test"].startswith("cuda census: "):
             named = sum(1 for v in (r.get("census") or {}).values() if v)
             line("  census " + r["test"].removeprefix("cuda census: "), f"outside_stream named on {named} scenario(s)")
-    c = by.get("cuda census cost per call")
-    if c:
-        line("census cost per call", f"flush+attribute {c['flush_and_attribute_ms']} ms; host loop "
-                                     f"{c['host_loop_ms_off']} -> {c['host_loop_ms_on']} ms")
-    q = by.get("cuda quick eval wall (cold cache, incl. build)")
-    if q:
-        line("quick eval, cold cache", f"{q['wall_s']} s (goal < 20)")
     full = summary.get("full") or {}
     if full:
         cost = full.get("cost") or {}
