@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import ctypes
 import glob
+import itertools
 import os
 import re
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,24 +52,32 @@ class Cupti:
     library: Path
 
 
-def cuda_roots(env: dict[str, str] | None = None) -> list[Path]:
-    """Folders that may hold a CUDA toolkit, most specific first: CUDA_HOME / CUDA_PATH, the
-    toolkit nvcc belongs to (through wrapper scripts too), the usual install places."""
+def cuda_roots(env: dict[str, str] | None = None) -> Iterator[Path]:
+    """Folders that may hold a CUDA toolkit, most specific first (lazily: the costly ones last):
+    CUDA_HOME / CUDA_PATH, the toolkit nvcc belongs to (through a wrapper script too, by asking
+    it), the usual install places."""
     env = os.environ if env is None else env
-    roots: list[Path] = [Path(env[k]) for k in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT") if env.get(k)]
+    seen: set[Path] = set()
+
+    def fresh(p: Path) -> bool:
+        if p in seen:
+            return False
+        seen.add(p)
+        return True
+    for key in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        if env.get(key) and fresh(Path(env[key])):
+            yield Path(env[key])
     nvcc = shutil.which("nvcc", path=env.get("PATH"))
+    if nvcc and fresh(Path(os.path.realpath(nvcc)).parent.parent):
+        yield Path(os.path.realpath(nvcc)).parent.parent
     if nvcc:
-        roots.append(Path(os.path.realpath(nvcc)).parent.parent)
         top = _nvcc_top(nvcc)
-        if top is not None:
-            roots.append(top)
-    roots += [Path("/usr/local/cuda")] + [Path(p) for p in sorted(glob.glob("/usr/local/cuda-*"), reverse=True)]
-    roots += [Path("/opt/cuda"), Path("/usr")]
-    out: list[Path] = []
-    for r in roots:
-        if r not in out:
-            out.append(r)
-    return out
+        if top is not None and fresh(top):
+            yield top
+    for p in [Path("/usr/local/cuda")] + [Path(p) for p in sorted(glob.glob("/usr/local/cuda-*"), reverse=True)] \
+            + [Path("/opt/cuda"), Path("/usr")]:
+        if fresh(p):
+            yield p
 
 
 def _nvcc_top(nvcc: str) -> Path | None:
@@ -93,28 +103,25 @@ def _pip_roots() -> list[Path]:
     return out
 
 
+INCLUDES = ("include", "extras/CUPTI/include", "targets/x86_64-linux/include", "targets/sbsa-linux/include")
+LIBDIRS = ("lib64", "lib", "extras/CUPTI/lib64", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib",
+           "lib/x86_64-linux-gnu")
+
+
 def find_cupti(env: dict[str, str] | None = None) -> Cupti:
-    """The first CUPTI with both its header and its library; CensusUnavailable lists where it looked."""
-    looked = []
-    toolkit_includes = []
-    for root in cuda_roots(env):
-        for inc in (root / "include", root / "targets/x86_64-linux/include", root / "targets/sbsa-linux/include"):
-            if (inc / "cuda.h").is_file():
-                toolkit_includes.append(inc)
-    for root in cuda_roots(env) + _pip_roots():
+    """The first CUPTI with both its header and its library (and cuda.h beside it, or in a
+    toolkit); CensusUnavailable lists where it looked."""
+    looked: list[str] = []
+    for root in itertools.chain(cuda_roots(env), _pip_roots()):
         looked.append(str(root))
-        includes = [root / "include", root / "extras/CUPTI/include", root / "targets/x86_64-linux/include",
-                    root / "targets/sbsa-linux/include"]
-        libdirs = [root / "lib64", root / "lib", root / "extras/CUPTI/lib64", root / "targets/x86_64-linux/lib",
-                   root / "targets/sbsa-linux/lib", root / "lib/x86_64-linux-gnu"]
-        inc = next((i for i in includes if (i / "cupti.h").is_file()), None)
-        lib = next((lib for d in libdirs for lib in _cupti_libs(d)), None)
+        inc = next((root / i for i in INCLUDES if (root / i / "cupti.h").is_file()), None)
+        lib = next((lib for d in LIBDIRS for lib in _cupti_libs(root / d)), None)
         if inc is None or lib is None:
             continue
-        cuda_inc = inc if (inc / "cuda.h").is_file() else next(iter(toolkit_includes), None)
-        if cuda_inc is None:
-            continue
-        return Cupti(inc, cuda_inc, lib)
+        cuda_inc = inc if (inc / "cuda.h").is_file() else next(
+            (r / i for r in cuda_roots(env) for i in INCLUDES if (r / i / "cuda.h").is_file()), None)
+        if cuda_inc is not None:
+            return Cupti(inc, cuda_inc, lib)
     raise CensusUnavailable(f"CUPTI (cupti.h and libcupti.so) not found under {', '.join(looked[:8])}")
 
 

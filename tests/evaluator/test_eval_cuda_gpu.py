@@ -95,6 +95,7 @@ def test_planted_2x_slower_reads_half_everywhere(planted_dir):
     record("cuda planted 2x slower", geomean=round(report.geomean, 4), ratios=ratios, fixed_us_in_events=fixed,
            seed_us={s.name: round(s.seed_ms * 1e3, 1) for s in report.scenarios})
     assert report.all_correct
+    assert not any("outside_stream" in s.flags for s in report.scenarios)  # an honest plant: all on the stream
     for s in report.scenarios:
         assert 0.40 <= s.ratio <= 0.60, (s.name, s.ratio)
         assert s.ci[1] < 1.0
