@@ -285,7 +285,8 @@ class Evaluation:
 
     def _scenarios(self, report: EvalReport) -> None:
         """Each scenario in turn; on cuda the next scenario's inputs are made while this one runs
-        (numpy in a thread; the GPU work stays in order)."""
+        (numpy in a thread; the GPU work stays in order), and once this one's timed work is done
+        the baseline host starts setting the next one up (ScenarioRun.baselines_ahead)."""
         sets = max(1, self.timing.buffer_sets)
         prefetch = ThreadPoolExecutor(max_workers=1) if self.task.backend == "cuda" else None
         # cuda: the verdict's numpy work overlaps the host's GPU timing (cpu: it would share the
@@ -294,17 +295,31 @@ class Evaluation:
         # four threads: each correctness round's seed and candidate checks, two rounds in flight
         self.overlap = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ks-check") if overlap else None
         ahead: Future[Inputs] | None = None
+        upcoming: ScenarioRun | None = None
+
+        def make_run(index: int, inputs: Inputs) -> ScenarioRun:
+            scenario = self.scenarios[index]
+            return ScenarioRun(self, scenario, index, inputs, self.host, self._references(scenario, inputs))
+
+        def set_up_next(index: int) -> None:
+            """Called by run `index` when its timed work is over: the next run, its baselines sent ahead."""
+            nonlocal upcoming
+            if ahead is None or self.baseline_host is None:
+                return
+            upcoming = make_run(index + 1, ahead.result())
+            upcoming.ahead = upcoming.baselines_ahead()
         try:
             for index, scenario in enumerate(self.scenarios):
-                if ahead is not None:
-                    inputs = ahead.result()
+                if upcoming is not None and upcoming.index == index:
+                    run, upcoming = upcoming, None
                 else:
-                    inputs = make_inputs(self.task, scenario, self.eval_seed, sets)
+                    run = make_run(index, ahead.result() if ahead is not None else
+                                   make_inputs(self.task, scenario, self.eval_seed, sets))
                 if prefetch is not None and index + 1 < len(self.scenarios):
                     ahead = prefetch.submit(make_inputs, self.task, self.scenarios[index + 1], self.eval_seed, sets)
                 else:
                     ahead = None
-                run = ScenarioRun(self, scenario, index, inputs, self.host, self._references(scenario, inputs))
+                run.after_timing = lambda index=index: set_up_next(index)
                 self._where = f" in scenario {scenario.name}"
                 try:
                     result = run.run()

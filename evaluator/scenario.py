@@ -223,6 +223,7 @@ class ScenarioRun:
         self.judged_once = False
         self.census = CensusTally()
         self.ahead: tuple[Any, Any] | None = None  # the baseline host's prepare and set-up, sent ahead
+        self.after_timing: Any = None  # called once nothing of this scenario is timed any more
 
     def note(self, phase: str) -> None:
         self.ev.progress({"event": "scenario", "index": self.index, "name": self.scenario.name, "phase": phase})
@@ -243,7 +244,8 @@ class ScenarioRun:
         t0 = time.perf_counter()
         try:
             tick = time.perf_counter()
-            self.ahead = self.baselines_ahead()
+            if self.ahead is None:  # (unless the previous scenario sent it already)
+                self.ahead = self.baselines_ahead()
             pending = self.host.prepare_async(self.spec(), self.inputs.payload())
             self.refs.prepare(self.inputs.cases, self.inputs.storages)  # beside the host's uploads
             pending.result(HOST_SLACK_S + 60.0)
@@ -257,6 +259,7 @@ class ScenarioRun:
                 # cuda: the float64 checks (numpy, threads of this process) run while the host
                 # times on the GPU; a failure they find stops the timing at its next request
                 self.time_it()
+                self.timed_work_done()
                 tick = time.perf_counter()
                 self._apply(self.judgement.result())
                 self.phase_s["judge"] = time.perf_counter() - tick
@@ -266,12 +269,20 @@ class ScenarioRun:
                 self.phase_s["judge"] = time.perf_counter() - tick
                 if self.result.correct and self.ev.opts.timing:
                     self.time_it()
+            self.timed_work_done()
             self._census_verdict()
         finally:
             self.refs.release()
             self.result.seconds = round(time.perf_counter() - t0, 3)
             self.result.phases = {k: round(v, 3) for k, v in self.phase_s.items()}
         return self.result
+
+    def timed_work_done(self) -> None:
+        """Nothing of this scenario is timed any more (the baselines included): the next one's
+        set-up may start on the GPU beside what is left here (verification, checks)."""
+        hook, self.after_timing = self.after_timing, None
+        if hook is not None:
+            hook()
 
     def baselines_ahead(self) -> tuple[Any, Any] | None:
         """Send the baseline host this scenario's inputs and its set-up (the hook, one untimed call
@@ -374,6 +385,7 @@ class ScenarioRun:
             return  # the correctness checks failed while it was timed: nothing more to learn
         if ev.baseline_host is not None and self.ahead is not None:
             self.time_baselines(ev.baseline_host, self.ahead)
+        self.timed_work_done()
         self.verify()
         self._rates()
         self._audit(share)
