@@ -688,8 +688,8 @@ class HostCore:
                     raw = np.frombuffer(b.download(s.base[buf.name], buf.nbytes), etype.storage)
                     return to_values(raw.reshape(buf.shape), etype)
                 # read from the device only what the hook looks at (most only look at index inputs)
-                case = Case(LazyInputs(spec.inputs, values), {o.name: o.shape for o in spec.outputs},  # type: ignore[arg-type]
-                            dict(spec.scalars))
+                inputs: Any = LazyInputs(spec.inputs, values)
+                case = Case(inputs, {o.name: o.shape for o in spec.outputs}, dict(spec.scalars))
                 arrays = {buf.name: DeviceArray(int(s.live[buf.name]), buf.shape, ELEMENT_TYPES[buf.type_name])
                           for buf in spec.inputs}
                 arrays |= {buf.name: DeviceArray(int(s.out[buf.name]), buf.shape, ELEMENT_TYPES[buf.type_name])

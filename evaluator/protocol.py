@@ -253,7 +253,8 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
             out["late"] = late
         if spec.get("census"):
             out["census"] = {
-                "on": c.integers("census_on", calls, 0, MAX_RECORDS), "off": c.integers("census_off", calls, 0, MAX_RECORDS),
+                "on": c.integers("census_on", calls, 0, MAX_RECORDS),
+                "off": c.integers("census_off", calls, 0, MAX_RECORDS),
                 "span_ms": c.numbers("census_span_ms", calls), "stray": c.integer("census_stray", 0, MAX_RECORDS),
                 "dropped": c.integer("census_dropped", 0, 1 << 62), "what": c.string("census_what", 400),
                 "short": c.integer("census_short", 0, calls),
