@@ -113,6 +113,9 @@ class AgentConfig:
     claude_code_path: str | None = None
     # a line for session_start saying how this session came about (e.g. a scripted demo model)
     note: str | None = None
+    # `--on slurm` defaults: gpus, partition, time, account, cpus, mem, options, setup, python
+    # (agent.launchers.slurm.SlurmOptions)
+    slurm: dict = field(default_factory=dict)
     prices: dict = field(default_factory=lambda: dict(PRICES))
 
     def price(self) -> tuple[Price, str]:

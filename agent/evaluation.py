@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from sessions.digest import counted_geomean
 from sessions.layout import SessionPaths
 
 POLL_S = 0.05
@@ -68,12 +69,12 @@ class Evaluations:
             self._by_hash[key] = (report, ev)
 
     def best_with(self, summary: dict) -> float | None:
-        """The best geomean after an evaluation: only all-correct ones of the gate's scope count."""
-        g = summary.get("geomean")
-        if summary.get("all_correct") and bool(summary.get("quick")) == self.gate_quick \
-                and not summary.get("only") and isinstance(g, (int, float)):
-            return float(g) if self.best_geomean is None else max(self.best_geomean, float(g))
-        return self.best_geomean
+        """The best geomean after an evaluation, by the rule every viewer uses
+        (sessions.digest.counted_geomean: all-correct evaluations of the gate's scope)."""
+        g = counted_geomean(summary, gate_quick=self.gate_quick)
+        if g is None:
+            return self.best_geomean
+        return g if self.best_geomean is None else max(self.best_geomean, g)
 
     def cached(self, sha: str, quick: bool, only: str | None) -> tuple[object, dict] | None:
         """The latest report of this exact content and scope (loaded from evals/ when needed)."""

@@ -32,6 +32,7 @@ from agent.control import parse_control, raise_goal
 from agent.evaluation import Evaluations, file_sha256
 from agent.facts import candidate_name, device_name, task_arch, task_capabilities
 from agent.gate import judge, met_but_written_feedback, undecided, undecided_feedback, unmet_feedback
+from agent.launchers.place import runner_place
 from agent.model import ModelError
 from agent.prompt import goal_dict
 from agent.secrets import Redactor, scrubbed_env
@@ -41,7 +42,7 @@ from agent.watch import InboxWatcher
 from evaluator.errors import DeviceUnavailable, EvaluatorError
 from evaluator.sandbox import Sandbox, find_sandbox
 from sessions.inbox import Inbox
-from sessions.layout import SessionPaths, create_session, first_event, resolve_session
+from sessions.layout import SessionPaths, create_session, first_event, require_private, resolve_session
 from sessions.log import SessionError, SessionWriter, read_events
 
 
@@ -97,6 +98,7 @@ class SessionHost:
         self.cancel = threading.Event()  # set by an interrupt or a stop; polled by tools and streams
         self.cancelled: str | None = None  # what the last interrupt stopped: tool | reply | evaluation
         self.stop_reason: str | None = None
+        self.stop_fields: dict = {}  # session_end's by / detail / inbox_id for a stop
         self.resumed = False
         self.total_cost = 0.0
         self.total_tokens = 0
@@ -116,11 +118,12 @@ class SessionHost:
     def create(cls, task_name: str, *, agent: Agent, config: AgentConfig, secrets: list[str],
                sandbox: Sandbox | None = None, session_dir: str | os.PathLike | None = None,
                sessions_dir: str | os.PathLike | None = None,
-               on_event: Callable[[dict], None] | None = None) -> "SessionHost":
+               on_event: Callable[[dict], None] | None = None, group: str | None = None) -> "SessionHost":
         from evaluator.task import load_task
 
         task = load_task(task_name)
-        paths = create_session(sessions_dir, task=task.name, path=session_dir)
+        paths = create_session(sessions_dir, task=task.name, path=session_dir, group=group)
+        require_private(paths, group=group)  # the inbox is a door into an agent that runs commands
         writer = SessionWriter(paths.events, lock_path=paths.lock)
         try:
             host = cls(paths=paths, writer=writer, task=task, config=config, agent=agent, secrets=secrets,
@@ -134,10 +137,11 @@ class SessionHost:
     @classmethod
     def resume(cls, session: str | os.PathLike, *, agent: Agent, config: AgentConfig, secrets: list[str],
                sandbox: Sandbox | None = None, sessions_dir: str | os.PathLike | None = None,
-               on_event: Callable[[dict], None] | None = None) -> "SessionHost":
+               on_event: Callable[[dict], None] | None = None, group: str | None = None) -> "SessionHost":
         from evaluator.task import load_task
 
         paths = resolve_session(session, sessions_dir)
+        require_private(paths, group=group)
         writer = SessionWriter(paths.events, lock_path=paths.lock)  # mends a torn last line
         try:
             events = read_events(paths.events).events
@@ -152,6 +156,7 @@ class SessionHost:
             host.resumed = True
             fields = agent.resume(host, events)
             host.emit("session_resume", from_seq=events[-1]["seq"] if events else None, pid=os.getpid(),
+                      host=socket.gethostname(), place=runner_place(), voided_stops=host.inbox.void_stops(),
                       previous_end=ended, sandbox=sandbox_note(host.sandbox), sandboxed=host.sandbox.confines,
                       **fields)
         except BaseException:
@@ -192,7 +197,8 @@ class SessionHost:
                     "task_dir": str(task.dir)}
                 host.emit("session_start", task=task.name if task is not None else (title or "claude-code"),
                           host=socket.gethostname(), workspace=str(workspace), config=config.public(),
-                          sandbox=sandbox.note, sandboxed=False, pid=os.getpid(), recorded_by="kernelseek attach",
+                          sandbox=sandbox.note, sandboxed=False, pid=os.getpid(), place=runner_place(),
+                          recorded_by="kernelseek attach",
                           **facts, **fields)
         except BaseException:
             writer.close()
@@ -207,7 +213,8 @@ class SessionHost:
                   device=device_name(self.task), arch=self.arch, capabilities=self.capabilities,
                   workspace=str(self.paths.workspace), candidate=self.candidate.name, task_dir=str(self.task.dir),
                   config=self.config.public(), sandbox=sandbox_note(self.sandbox),
-                  sandboxed=self.sandbox.confines, pid=os.getpid(), recorded_by="kernelseek run",
+                  sandboxed=self.sandbox.confines, pid=os.getpid(), place=runner_place(),
+                  recorded_by="kernelseek run",
                   **fields, **({"note": self.config.note} if self.config.note else {}))
         if self.detection.problem:
             self.emit("error", message=self.detection.problem, where="detection", fatal=False)
@@ -296,8 +303,12 @@ class SessionHost:
         except Exception as exc:  # noqa: BLE001 - logged; the cancel event still stops our tools
             self.emit("error", message=f"interrupt failed: {type(exc).__name__}: {exc}", where="agent", fatal=False)
 
-    def request_stop(self, reason: str = "stopped") -> None:
-        """End the session at once (SIGTERM, Ctrl-C): the running tool is killed."""
+    def request_stop(self, reason: str = "stopped", *, by: str | None = None, detail: str | None = None,
+                     inbox_id: str | None = None) -> None:
+        """End the session at once (SIGTERM, Ctrl-C, a stop line in the inbox): the running tool is
+        killed. `by`, `detail` and `inbox_id` go into session_end (the first stop's)."""
+        if self.stop_reason is None:
+            self.stop_fields = {k: v for k, v in (("by", by), ("detail", detail), ("inbox_id", inbox_id)) if v}
         self.stop_reason = self.stop_reason or reason
         self.cancel.set()
         try:
@@ -305,13 +316,19 @@ class SessionHost:
         except Exception:  # noqa: BLE001 - stopping goes on regardless
             pass
 
+    def _on_stop_request(self, msg_id: str, author: str | None) -> None:
+        """The inbox watcher saw a stop line (`kernelseek stop`, from any node sharing the session)."""
+        if msg_id not in self.inbox.delivered_ids():
+            self.request_stop("stopped", by="stop_request", inbox_id=msg_id,
+                              detail=f"stop requested by {author or 'the steerer'}")
+
     # -- running ---------------------------------------------------------------------------------
 
     def run(self) -> str:
         """Drive the session to its end; returns the session_end reason."""
         with self._ilock:  # interrupts delivered before a restart are not news
             self._delivered.update(self.inbox.delivered_ids())
-        watcher = InboxWatcher(self.paths.inbox, self._on_interrupt).start()
+        watcher = InboxWatcher(self.paths.inbox, self._on_interrupt, on_stop=self._on_stop_request).start()
         reason, detail = "error", None
         try:
             reason = self.agent.events()
@@ -338,7 +355,9 @@ class SessionHost:
 
     def _end(self, reason: str, detail: str | None) -> None:
         latest = self.evals.latest.get("summary") if self.evals and self.evals.latest else None
-        self.emit("session_end", reason=reason, detail=detail or self.limit_detail(reason), summary={
+        stop = self.stop_fields if reason == self.stop_reason else {}
+        self.emit("session_end", reason=reason, detail=detail or stop.get("detail") or self.limit_detail(reason),
+                  **{k: v for k, v in stop.items() if k != "detail"}, summary={
             "best_geomean": self.evals.best_geomean if self.evals else None, "last_eval": latest,
             "turns": self.agent.turns,
             "cost_usd": round(self.total_cost, 6), "goal": self.goal})
@@ -526,7 +545,7 @@ def install_signal_handlers(host: SessionHost, reason: str = "stopped") -> None:
     def stop(signum, _frame):
         if host.stop_reason and signum == signal.SIGINT:
             raise KeyboardInterrupt
-        host.request_stop(reason)
+        host.request_stop(reason, by="signal", detail=signal.Signals(signum).name)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

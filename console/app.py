@@ -3,7 +3,11 @@
     app = ConsoleApp(SessionPaths(dir), mode="live")   # follow a running (or finished) session
     app = ConsoleApp(SessionPaths(dir), mode="replay") # read-only, with a timeline
     app = ConsoleApp.for_transcript("rollout.jsonl")   # a foreign transcript, replayed
+    app = ConsoleApp.for_fleet(sessions_root)          # every session under a root (the fleet view)
     app.run()
+
+From any session screen `f` opens the fleet view of the sessions beside it (and `f` or `escape`
+there comes back); from the fleet, `enter` opens a session.
 
 `kernelseek steer` will start the agent runner as a detached child process on a session directory
 (agent.launch) and then run `ConsoleApp(paths, mode="live", runner=proc)`: the console only reads
@@ -32,42 +36,73 @@ from sessions.layout import SessionPaths
 
 
 class ConsoleApp(App):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = ["app.tcss", "screens/fleet.tcss"]  # the fleet screen may be the default one: load it here
     TITLE = "KernelSeek"
     COMMANDS = App.COMMANDS | {ConsoleCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
-    BINDINGS = [Binding("ctrl+q", "quit", "quit", key_display="^q", priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit", "quit", key_display="^q", priority=True),
+                Binding("f", "fleet", "the fleet: every session, who needs you", show=False)]
 
-    def __init__(self, session: SessionPaths | EventSource, mode: str = "live", *,
+    def __init__(self, session: SessionPaths | EventSource | None, mode: str = "live", *,
                  clock: Callable[[], float] = time.time, speed: float = 1.0,
                  bank: BankSource | None = None, runner: object | None = None,
-                 force_polling: bool | None = None) -> None:
+                 force_polling: bool | None = None, fleet_root: str | Path | None = None,
+                 fleet_views: Callable | None = None) -> None:
         super().__init__()
         # Rendering a frame allocates many short-lived objects; with the default thresholds the
         # cyclic collector runs mid-frame often enough to put 50-100 ms spikes on key presses.
         # Fewer, larger young collections keep a key's frame under 50 ms (bench_console).
         gc.set_threshold(20_000, 50, 100)
         if isinstance(session, SessionPaths):
-            source: EventSource = SessionSource(session, force_polling=force_polling)
+            source: EventSource | None = SessionSource(session, force_polling=force_polling)
         else:
             source = session
-        source = with_decisions(source)  # every log shows the decision points `kernelseek detect` finds
+        if source is not None:  # (None: the fleet view, no one session)
+            source = with_decisions(source)  # every log shows the decision points `kernelseek detect` finds
         self.source = source
+        # where the fleet view looks: given, else the directory holding this session
+        paths = source.paths if source is not None else None
+        self.fleet_root = Path(fleet_root) if fleet_root else (paths.root.parent if paths else None)
+        self.fleet_views = fleet_views
         self.mode = mode
         self.clock = clock
         self.speed = speed
         self.bank = bank or BankSource()
         self.runner = runner
-        self.sub_title = f"{'replay' if mode == 'replay' else 'live'} · {source.label}"
+        self.sub_title = "fleet" if source is None else f"{'replay' if mode == 'replay' else 'live'} · {source.label}"
 
     @classmethod
     def for_transcript(cls, path: str | Path, *, loader: Callable | None = None, **kw) -> "ConsoleApp":
         """Replay a foreign transcript (or our own events.jsonl) read by sessions.importers."""
         return cls(transcript_source(path, loader), mode="replay", **kw)
 
-    def get_default_screen(self) -> SessionScreen:
+    @classmethod
+    def for_fleet(cls, root: str | Path, **kw) -> "ConsoleApp":
+        """The fleet view of every session under `root`."""
+        return cls(None, mode="live", fleet_root=root, **kw)
+
+    def get_default_screen(self):
+        if self.source is None:
+            return self.fleet_screen()
         return self.session_screen()
+
+    def fleet_screen(self):
+        from console.screens.fleet import FleetScreen
+
+        return FleetScreen(self.fleet_root, bank=self.bank, clock=self.clock, views=self.fleet_views)
+
+    def action_fleet(self) -> None:
+        from console.screens.fleet import FleetScreen
+
+        if isinstance(self.screen, FleetScreen) or self.fleet_root is None:
+            return
+        for screen in self.screen_stack:
+            if isinstance(screen, FleetScreen):  # opened from the fleet: go back to it
+                while not isinstance(self.screen, FleetScreen):
+                    self.pop_screen()
+                return
+        self.push_screen(self.fleet_screen())
 
     def session_screen(self) -> SessionScreen:
         return session_screen(self.source, self.mode, clock=self.clock, speed=self.speed,

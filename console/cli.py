@@ -30,7 +30,9 @@ COMMANDS: dict[str, str] = {
     "mine": "mine",
     "import": "import_",
     "sessions": "sessions",
+    "fleet": "fleet",
     "stop": "stop",
+    "compare": "compare",
 }
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from console.safe_text import clean_line
 from console.store import EventStore, MemoryEventStore
-from sessions.events import Summary
+from sessions.digest import SessionDigest, goal_geomean
 
 # Row kinds
 START, TEXT, THINKING, TOOL, EVAL, DECISION, HUMAN, STOP, ERROR, END, OTHER, STREAM, COMPACTION = (
@@ -33,8 +33,8 @@ START, TEXT, THINKING, TOOL, EVAL, DECISION, HUMAN, STOP, ERROR, END, OTHER, STR
 MULTILINE_CAP = {TEXT: 3, STREAM: 3, HUMAN: 3, DECISION: 3}
 TITLE_MAX = 600  # characters of a row's text kept for its collapsed form
 _NO_ROW = frozenset(("usage", "eval_progress"))
-# the events that move the header's totals, handed to sessions.events.Summary
-_SUMMARY_TYPES = frozenset(("session_start", "usage", "eval_result", "session_end"))
+# the events that move the header's totals, handed to the session's digest (sessions.digest)
+_SUMMARY_TYPES = frozenset(("session_start", "session_resume", "usage", "eval_result", "session_end"))
 
 
 @dataclass(slots=True)
@@ -178,18 +178,6 @@ def _block_key(ev: dict) -> str | None:
     return f"{ev.get('turn')}/{ev.get('attempt')}/{block}"
 
 
-def goal_geomean(goal: object) -> float | None:
-    """The geomean a session must reach, from session_start's goal (a number or a mapping)."""
-    if isinstance(goal, (int, float)) and not isinstance(goal, bool):
-        return float(goal)
-    if isinstance(goal, dict):
-        for key in ("min_geomean", "geomean", "speedup", "target"):
-            v = goal.get(key)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                return float(v)
-    return None
-
-
 def _num(v: object) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
@@ -261,7 +249,7 @@ class SessionModel:
         self.event_row: array = array("l")  # per event: the row it shows in, or -1
         self.times: array = array("d")  # per event: its t
         self.seqs: array = array("q")  # per event: its seq
-        self.summary = Summary()
+        self.summary = SessionDigest()  # the header's facts, by the rules every viewer uses
         self.start: dict = {}
         self.evals: list[EvalRecord] = []  # evaluations that finished (the panel's history)
         self.eval_rows: list[EvalRecord] = []  # every eval_result, interrupted ones too (rows' ref)
@@ -315,7 +303,7 @@ class SessionModel:
             times.append(t)
             seqs.append(seq)
             kind = ev.get("type")
-            if kind in _SUMMARY_TYPES:  # the header's totals (sessions.events.Summary)
+            if kind in _SUMMARY_TYPES:  # the header's totals (sessions.digest.SessionDigest)
                 summary_add(ev)
             handler = handlers.get(kind)
             if handler is not None:

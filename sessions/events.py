@@ -13,7 +13,7 @@ and `validate_event` here are the contract.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 SCHEMA_VERSION = 1
 
@@ -43,13 +43,14 @@ EVENT_TYPES: dict[str, EventType] = {
            ("goal", "agent", "model", "host", "device", "arch", "capabilities", "workspace",
             "source", "recorded_by", "note", "config", "session_id", "title", "git_branch",
             "models", "import", "candidate", "task_dir", "prompt", "sandbox", "pid", "sandboxed",
-            "agent_version", "tools", "mode", "transcript", "gate"),
+            "agent_version", "tools", "mode", "transcript", "gate", "place"),
            "A session began. agent: kernelseek | claude-code | codex | scripted. source: the "
            "transcript a session was imported from. recorded_by: what produced the log "
            "(kernelseek run | kernelseek attach | an importer). sandbox: what confines the agent's "
            "tools (it starts with 'unsandboxed' when nothing does; sandboxed says the same as a bool). "
            "agent_version, session_id: the agent's own (Claude Code). mode: attach for a session the "
-           "user runs themselves, followed from its transcript.",
+           "user runs themselves, followed from its transcript. place: where the runner runs (host, "
+           "pid; under Slurm the job id, node, partition and GPUs).",
            fsync=True),
         _t("assistant_delta", ("block", "text"), ("turn", "attempt", "kind"),
            "A streamed chunk of assistant text (coalesced), for the live view. The whole block "
@@ -110,15 +111,19 @@ EVENT_TYPES: dict[str, EventType] = {
            "Words the runner added to the conversation (e.g. after a reply cut at max_tokens)."),
         _t("session_resume", (), ("from_seq", "previous_end", "unanswered_tool_calls", "model", "pid",
                                   "sandbox", "sandboxed", "agent_version", "session_id", "redelivered",
-                                  "mode", "transcript", "gate"),
+                                  "mode", "transcript", "gate", "host", "place", "voided_stops"),
            "`kernelseek run --resume` took the session over after a crash or a stop (or an attach "
            "came back to it). redelivered: acknowledged messages handed to the agent again because "
-           "its own transcript did not hold them."),
+           "its own transcript did not hold them. place: where the runner now runs (as in "
+           "session_start). voided_stops: inbox ids of stop requests made before this resume (they "
+           "no longer apply)."),
         _t("compaction", ("text",), ("trigger", "pre_tokens", "replaced_items") + _THREAD,
            "The conversation was compacted (summarised) to fit the context window."),
-        _t("session_end", ("reason",), ("detail", "summary"),
+        _t("session_end", ("reason",), ("detail", "summary", "by", "inbox_id"),
            "The session ended. reason: goal_met | max_turns | max_cost | max_hours | stopped | "
-           "error | completed | ...", fsync=True),
+           "error | completed | ... by: stop_request (a `kernelseek stop` through the inbox, whose "
+           "line inbox_id acknowledges) | signal (SIGTERM or Ctrl-C: a scheduler's cancel or time "
+           "limit looks the same from inside).", fsync=True),
     )
 }
 
@@ -161,65 +166,3 @@ def validate_event(event: object) -> list[EventProblem]:
             if name not in event:
                 problems.append(EventProblem(name, f"required by {kind}"))
     return problems
-
-
-@dataclass
-class Summary:
-    """Running totals a viewer wants in its header, folded from events one at a time."""
-
-    task: str | None = None
-    model: str | None = None
-    goal: dict = field(default_factory=dict)
-    started: float | None = None
-    last_t: float | None = None
-    ended: str | None = None
-    events: int = 0
-    tool_calls: int = 0
-    evals: int = 0
-    human_messages: int = 0
-    decision_points: int = 0
-    best_geomean: float | None = None
-    last_eval: dict | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def add(self, ev: dict) -> None:
-        self.events += 1
-        kind = ev.get("type")
-        t = ev.get("t")
-        if isinstance(t, (int, float)):
-            self.last_t = t
-            if self.started is None:
-                self.started = t
-        if kind == "session_start":
-            self.task = ev.get("task")
-            self.model = ev.get("model")
-            self.goal = ev.get("goal") or {}
-        elif kind == "tool_call":
-            self.tool_calls += 1
-        elif kind == "eval_result":
-            self.evals += 1
-            summary = ev.get("summary") or {}
-            self.last_eval = summary
-            g = summary.get("geomean")
-            if isinstance(g, (int, float)) and summary.get("all_correct", True):
-                if self.best_geomean is None or g > self.best_geomean:
-                    self.best_geomean = float(g)
-            b = summary.get("best_geomean")
-            if isinstance(b, (int, float)) and (self.best_geomean is None or b > self.best_geomean):
-                self.best_geomean = float(b)
-        elif kind == "human_message":
-            self.human_messages += 1
-        elif kind == "decision_point":
-            self.decision_points += 1
-        elif kind == "usage":
-            self.input_tokens += int(ev.get("input_tokens") or 0) + int(ev.get("cache_read_tokens") or 0) \
-                + int(ev.get("cache_write_tokens") or 0)
-            self.output_tokens += int(ev.get("output_tokens") or 0)
-            if isinstance(ev.get("total_cost_usd"), (int, float)):
-                self.cost_usd = float(ev["total_cost_usd"])
-            else:
-                self.cost_usd += float(ev.get("cost_usd") or 0.0)
-        elif kind == "session_end":
-            self.ended = str(ev.get("reason"))

@@ -1,10 +1,13 @@
 """Following a live log: new events within ~100 ms of their append.
 
 `LogFollower` wraps a `LogReader` and wakes on file-system notifications from watchfiles
-(inotify on Linux). Where notifications are unavailable (no inotify, a network file system,
-the watch limit reached, or KERNELSEEK_FORCE_POLLING=1) it polls the file's size instead.
-Either way it re-reads at least every `idle_check_s`, so a missed notification costs latency,
-never events.
+(inotify on Linux). Where notifications are unavailable (no inotify, the watch limit reached, or
+KERNELSEEK_FORCE_POLLING=1) it polls the file's size instead. On a network file system (NFS,
+Lustre, GPFS, BeeGFS, CephFS, ... found in /proc/mounts) it polls from the start: inotify there
+sees only this machine's writes, never those of a runner on another node. Either way it re-reads
+(opens) the file at least every `idle_check_s` (0.25 s): a missed notification costs latency,
+never events, and an open revalidates an NFS client's cached size, so a runner's events on
+another node arrive within a second.
 """
 from __future__ import annotations
 
@@ -20,6 +23,51 @@ if TYPE_CHECKING:
 
 from sessions.log import LogReader, Malformed
 
+# file systems whose writes from other machines inotify does not see
+NETWORK_FS = frozenset((
+    "nfs", "nfs4", "lustre", "gpfs", "beegfs", "ceph", "cifs", "smb3", "smbfs", "afs", "9p",
+    "glusterfs", "ocfs2", "gfs2", "panfs", "pvfs2", "orangefs", "wekafs", "fuse.sshfs",
+    "fuse.glusterfs", "fuse.ceph", "fuse.cephfs", "fuse.beegfs", "fuse.gcsfuse", "fuse.s3fs",
+    "fuse.juicefs", "virtiofs", "davfs",
+))
+
+
+def _unescape_mount(field: str) -> str:
+    return field.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+
+
+def filesystem_type(path: str | os.PathLike, mounts: str | None = None) -> str | None:
+    """The type of the file system holding `path` (the longest mount point above it), from
+    /proc/mounts (or the text of one); None when it cannot be told."""
+    if mounts is None:
+        try:
+            mounts = Path("/proc/mounts").read_text(errors="replace")
+        except OSError:
+            return None
+    target = os.path.realpath(path)
+    best, kind = "", None
+    for line in mounts.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        point = _unescape_mount(parts[1])
+        if (target == point or target.startswith(point.rstrip("/") + "/")) and len(point) >= len(best):
+            best, kind = point, parts[2]
+    return kind
+
+
+def on_network_fs(path: str | os.PathLike, mounts: str | None = None) -> bool:
+    kind = filesystem_type(path, mounts)
+    return kind is not None and (kind in NETWORK_FS or kind.split(".")[0] in NETWORK_FS)
+
+
+def polling_wanted(path: str | os.PathLike) -> bool:
+    """Follow by polling: asked for (KERNELSEEK_FORCE_POLLING=1), or a network file system."""
+    if os.environ.get("KERNELSEEK_FORCE_POLLING", "") not in ("", "0"):
+        return True
+    p = Path(path)
+    return on_network_fs(p if p.exists() else p.parent)
+
 
 class LogFollower:
     def __init__(self, path: str | os.PathLike, *, force_polling: bool | None = None,
@@ -27,7 +75,7 @@ class LogFollower:
         self.path = Path(path)
         self.reader = LogReader(self.path)
         if force_polling is None:
-            force_polling = os.environ.get("KERNELSEEK_FORCE_POLLING", "") not in ("", "0")
+            force_polling = polling_wanted(self.path)
         self.force_polling = force_polling
         self.poll_interval_s = poll_interval_s
         self.idle_check_s = idle_check_s

@@ -7,6 +7,14 @@ the line's `inbox_id` to events.jsonl (fsynced) *before* the model sees it. The 
 record of delivery: after a crash, the acknowledged ids are read back from it, so every line is
 delivered once and none is lost. Each acknowledged message is also copied, with its context, to
 the per-user steering log (sessions/steering.py).
+
+A `stop` line (`request_stop`, what `kernelseek stop` writes) is no message: the runner's inbox
+watcher ends the session when it sees one, and the `session_end` event carries its id. This is
+how a session is stopped from any node that shares the session directory (a pid means nothing
+there). A stop made before a `--resume` is void for the resumed runner (`session_resume` lists it
+in `voided_stops`).
+
+The inbox file is created private (0600; 0660 in a directory shared with a group).
 """
 from __future__ import annotations
 
@@ -28,7 +36,7 @@ class InboxMessage:
     id: str
     text: str
     t: float
-    kind: str = "message"  # message | interrupt
+    kind: str = "message"  # message | interrupt | stop
     source: str = "free"  # bank | free | autopilot
     bank_id: str | None = None
     decision_point: int | None = None  # seq of the open decision point
@@ -66,22 +74,33 @@ class Inbox:
              bank_id: str | None = None, decision_point: int | None = None,
              context: dict | None = None, author: str | None = None) -> InboxMessage:
         """Append a message; durable (fsynced) when this returns."""
-        if kind not in ("message", "interrupt"):
+        if kind not in ("message", "interrupt"):  # a stop is request_stop
             raise ValueError(f"inbox kind must be message or interrupt, not {kind!r}")
         msg = InboxMessage(id=new_inbox_id(), text=text, t=round(time.time(), 6), kind=kind,
                            source=source, bank_id=bank_id, decision_point=decision_point,
                            context=context or {}, author=author or os.environ.get("USER"))
+        self._append(msg)
+        return msg
+
+    def request_stop(self, *, author: str | None = None, reason: str = "kernelseek stop") -> InboxMessage:
+        """Ask the runner to end the session cleanly (durable when this returns)."""
+        msg = InboxMessage(id=new_inbox_id(), text=reason, t=round(time.time(), 6), kind="stop",
+                           source="free", author=author or os.environ.get("USER"))
+        self._append(msg)
+        return msg
+
+    def _append(self, msg: InboxMessage) -> None:
         line = json.dumps({"type": "inbox", **msg.to_dict()}, ensure_ascii=False,
                           separators=(",", ":")).encode() + b"\n"
         self.dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        shared = os.stat(self.dir).st_mode & 0o070
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o660 if shared else 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             os.write(fd, line)
             os.fsync(fd)
         finally:
             os.close(fd)
-        return msg
 
     # -- runner side --------------------------------------------------------------------------
 
@@ -89,8 +108,7 @@ class Inbox:
     def malformed(self) -> list[Malformed]:
         return self._reader.malformed
 
-    def messages(self) -> list[InboxMessage]:
-        """Every message posted so far, in order (reads what is new since the last call)."""
+    def _lines(self) -> list[InboxMessage]:
         for raw in self._reader.read().events:
             msg = InboxMessage.from_dict(raw)
             if msg.id not in self._messages:
@@ -98,13 +116,36 @@ class Inbox:
                 self._order.append(msg.id)
         return [self._messages[i] for i in self._order]
 
+    def messages(self) -> list[InboxMessage]:
+        """Every message posted so far, in order (reads what is new since the last call); stop
+        requests are not messages (see `stop_requests`)."""
+        return [m for m in self._lines() if m.kind != "stop"]
+
+    def stop_requests(self) -> list[InboxMessage]:
+        """Stop requests no session_end or session_resume has answered yet, oldest first."""
+        done = self.delivered_ids()
+        return [m for m in self._lines() if m.kind == "stop" and m.id not in done]
+
+    def void_stops(self) -> list[str]:
+        """Mark the stop requests not yet answered as answered (a `--resume` overrides them);
+        their ids, for session_resume's `voided_stops`."""
+        ids = [m.id for m in self.stop_requests()]
+        self.delivered_ids().update(ids)
+        return ids
+
     def delivered_ids(self) -> set[str]:
-        """Ids acknowledged in the session's log (read once, then kept up to date in memory)."""
+        """Ids acknowledged in the session's log (read once, then kept up to date in memory):
+        messages by their human_message, stop requests by the session_end that obeyed them or
+        the session_resume that voided them."""
         if self._delivered is None:
-            self._delivered = {
-                ev["inbox_id"] for ev in read_events(self.events_path).events
-                if ev.get("type") == "human_message" and ev.get("inbox_id")
-            }
+            done: set[str] = set()
+            for ev in read_events(self.events_path).events:
+                kind = ev.get("type")
+                if kind in ("human_message", "session_end") and ev.get("inbox_id"):
+                    done.add(ev["inbox_id"])
+                elif kind == "session_resume":
+                    done.update(i for i in ev.get("voided_stops") or () if isinstance(i, str))
+            self._delivered = done
         return self._delivered
 
     def pending(self) -> list[InboxMessage]:

@@ -23,6 +23,8 @@ import threading
 import time
 
 from console.commands import add_sessions_dir
+from console.commands.launch_options import (add_launch_arguments, check_launch_arguments, check_slurm_flags,
+                                             resume_launcher)
 
 HELP = "run the agent on a task headless, printing the console's rows, one line each"
 
@@ -50,6 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="where no sandbox can be made (no bubblewrap, no user namespaces), run the agent's "
                         "commands unconfined instead of refusing to start")
     add_sessions_dir(p)
+    add_launch_arguments(p)
 
 
 class _UsageError(Exception):
@@ -64,6 +67,13 @@ def run(args: argparse.Namespace) -> int:
         raise _UsageError("give TASK to start a session or --resume SESSION to continue one, not both")
     if not args.resume and not args.task:
         raise _UsageError("TASK is required (or --resume SESSION)")
+    check_launch_arguments(args)
+    from sessions.layout import resolve_session
+
+    on = resume_launcher(args, resolve_session(args.resume, args.sessions_dir)) if args.resume else args.on
+    check_slurm_flags(args, on)
+    if on == "slurm" or args.count > 1 or args.arms:  # not in this process: through a launcher
+        return _launch_elsewhere(args, on or "local")
     config = load_config(args.config, model=args.model, max_turns=args.max_turns, max_cost=args.max_cost,
                          max_hours=args.max_hours, autopilot=True if args.autopilot else None,
                          grace_s=args.grace if args.autopilot else None,
@@ -102,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
     common = dict(agent=agent, config=config, secrets=secrets, sandbox=sandbox, sessions_dir=args.sessions_dir,
                   on_event=on_event)
     if args.resume:
-        host = SessionHost.resume(args.resume, **common)
+        host = SessionHost.resume(args.resume, group=args.group, **common)
     else:
-        host = SessionHost.create(args.task, session_dir=args.session, **common)
+        host = SessionHost.create(args.task, session_dir=args.session, group=args.group, **common)
     install_signal_handlers(host)
     try:
         reason = host.run()
@@ -112,6 +122,25 @@ def run(args: argparse.Namespace) -> int:
         if printer:
             printer.close()
     return EXIT_CODES.get(reason, 1)
+
+
+def _launch_elsewhere(args: argparse.Namespace, on: str) -> int:
+    """Start the runner(s) detached or as a batch job, print where, and return."""
+    from agent.config import load_config
+    from agent.model import make_client
+    from console.commands.launching import describe, print_launched, resume, start_new
+    from sessions.layout import resolve_session
+
+    make_client(load_config(args.config))  # a missing key: one line, before any session exists
+    if args.resume:
+        paths = resolve_session(args.resume, args.sessions_dir)
+        if paths.is_running():
+            raise _UsageError(f"{paths.root} is running already")
+        handle, _ = resume(args, paths, on)
+        print(f"{paths.root}  {describe(handle)}  (resumed)")
+        return 0
+    print_launched(start_new(args, on))
+    return 0
 
 
 class InertStream(io.TextIOBase):

@@ -1,8 +1,9 @@
 """`kernelseek steer`: start the agent runner on a task and open the console on its session.
 
 The runner is a detached child process (its own process session, output in
-<session>/runner.log): quitting the console leaves it running, `kernelseek console SESSION`
-re-attaches, `kernelseek stop SESSION` ends it.
+<session>/runner.log), or with `--on slurm` a batch job: quitting the console leaves it running,
+`kernelseek console SESSION` re-attaches, `kernelseek stop SESSION` ends it. With `--count` or
+`--arms` several sessions start at once and the fleet view opens on them.
 """
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import argparse
 import sys
 
 from console.commands import add_sessions_dir
+from console.commands.launch_options import (add_launch_arguments, check_launch_arguments, check_slurm_flags,
+                                             resume_launcher)
 
 HELP = "run the agent on a task and steer it in the console"
 DESCRIPTION = """Start the agent on TASK in a new session (or --resume one) and open the console on
@@ -39,23 +42,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-hours", metavar="H", type=float)
     p.add_argument("--config", metavar="FILE", help="agent settings (YAML)")
     add_sessions_dir(p)
+    add_launch_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    return steer(args.task, session=args.session, resume=args.resume, model=args.model,
-                 autopilot=args.autopilot, grace=args.grace, max_turns=args.max_turns,
-                 max_cost=args.max_cost, max_hours=args.max_hours, config=args.config,
-                 sessions_dir=args.sessions_dir, agent=args.agent, unsafe_no_sandbox=args.unsafe_no_sandbox)
+    check_launch_arguments(args)
+    return steer(args.task, session=args.session, resume=args.resume, sessions_dir=args.sessions_dir,
+                 launch=args, model=args.model, autopilot=args.autopilot, grace=args.grace,
+                 max_turns=args.max_turns, max_cost=args.max_cost, max_hours=args.max_hours, config=args.config,
+                 agent=args.agent, unsafe_no_sandbox=args.unsafe_no_sandbox)
+
+
+def _launch_args(task, session, resume, sessions_dir, launch, settings) -> argparse.Namespace:
+    """The launcher's view of this call (`launch` holds the launcher flags when called from the CLI)."""
+    base = {"on": None, "count": 1, "arms": None, "group": None, "gpus": None, "partition": None,
+            "time": None, "account": None, "sbatch_args": None}
+    if launch is not None:
+        base.update({k: getattr(launch, k) for k in base})
+    return argparse.Namespace(task=task, session=session, resume=resume, sessions_dir=sessions_dir,
+                              **base, **{"autopilot": False, "grace": 30.0, "model": None, "max_turns": None,
+                                         "max_cost": None, "max_hours": None, "config": None, "agent": None,
+                                         "unsafe_no_sandbox": False, **settings})
 
 
 def steer(task: str | None, *, session: str | None = None, resume: str | None = None,
-          sessions_dir: str | None = None, **settings) -> int:
-    from agent.launch import run_argv, spawn_runner, wait_until_running
-    from agent.model import make_client
+          sessions_dir: str | None = None, launch: argparse.Namespace | None = None, **settings) -> int:
     from agent.config import load_config
-    from sessions.layout import create_session, resolve_session
-    from sessions.log import read_events
+    from agent.model import make_client
+    from console.commands.launching import resume as resume_session, start_new, wait_for_start
+    from sessions.layout import resolve_session
 
+    args = _launch_args(task, session, resume, sessions_dir, launch, settings)
     config = load_config(settings.get("config"))
     make_client(config)  # a missing key: one line, before any session exists
     if settings.get("agent") == "claude-code":
@@ -66,28 +83,37 @@ def steer(task: str | None, *, session: str | None = None, resume: str | None = 
         paths = resolve_session(resume, sessions_dir)
         if paths.is_running():
             raise SteerError(f"{paths.root} is running already: attach with `kernelseek console {paths.root}`")
-        last = read_events(paths.events).events
-        after = last[-1]["seq"] if last else -1
-        argv = run_argv(resume=paths.root, sessions_dir=sessions_dir, **settings)
+        on = resume_launcher(args, paths) or "local"
+        check_slurm_flags(args, on)
+        handle, after = resume_session(args, paths, on)
     else:
         if not task:
             raise SteerError("name a task (e.g. attention-cpu), or --resume a session")
-        from evaluator import load_task
+        check_slurm_flags(args, args.on)
+        launched = start_new(args, args.on or "local")
+        if launched.batch:
+            from console.commands.launching import print_launched
 
-        load_task(task)  # a bad task name: one line now, not a dead runner later
-        paths = create_session(sessions_dir, task=task, path=session)
-        after = -1
-        argv = run_argv(task, session=paths.root, sessions_dir=sessions_dir, **settings)
-    proc = spawn_runner(argv, paths.root)
+            print_launched(launched, out=sys.stderr)
+            return _open_fleet(launched.sessions[0].root.parent)
+        paths, handle, after = launched.sessions[0], launched.handles[0], -1
     print(f"kernelseek: starting the agent in {paths.root} ...", file=sys.stderr)
-    wait_until_running(paths.root, proc, after_seq=after)
+    wait_for_start(paths, handle, after_seq=after)
 
     from console.app import ConsoleApp
 
-    ConsoleApp(paths, mode="live", runner=proc).run()
-    if proc.poll() is None:
-        print(f"The agent goes on (pid {proc.pid}). Re-attach: kernelseek console {paths.root}\n"
-              f"Stop it: kernelseek stop {paths.root}", file=sys.stderr)
+    proc = getattr(handle, "process", None)
+    ConsoleApp(paths, mode="live", runner=proc or handle).run()
+    if handle.poll() is not False:
+        print(f"The agent goes on ({'pid ' + str(proc.pid) if proc else handle.describe().where}). "
+              f"Re-attach: kernelseek console {paths.root}\nStop it: kernelseek stop {paths.root}", file=sys.stderr)
     else:
         print(f"The session has ended. Replay it: kernelseek replay {paths.root}", file=sys.stderr)
+    return 0
+
+
+def _open_fleet(root) -> int:
+    from console.app import ConsoleApp
+
+    ConsoleApp.for_fleet(root).run()
     return 0

@@ -32,6 +32,8 @@ from console.model import SessionModel, ViewState, goal_geomean
 from console.safe_text import clean_line
 from console.screens.ask import AskScreen
 from console.screens.bank_browser import BankBrowser
+from console.steering import offered_questions, post_question
+from sessions.digest import session_state
 from console.source import Batch, EventSource
 from console.widgets.dock import QuestionDock
 from console.widgets.evalpanel import EvalPanel
@@ -240,8 +242,10 @@ class SessionScreen(Screen):
             return "loading", None
         paths = self.source.paths
         running = paths is not None and paths.is_running()
-        if not running or model.end_reason:
-            return "stopped", None
+        if model.end_reason:
+            return "stopped", None  # the header says "ended: <reason>"
+        if not running:  # the digest's word for a runner gone without session_end, as everywhere
+            return session_state(model.summary, None, lock_held=False).word, None
         now = self.clock()
         last = model.times[-1] if len(model.times) else now
         busy = self.model.runs and self.model.runs[-1].end_ei < 0
@@ -260,11 +264,7 @@ class SessionScreen(Screen):
 
     def _suggestions_for(self, d) -> tuple:
         """The decision point's own ranked suggestions, else the bank ranked live for its kind."""
-        if d is None:
-            return ()
-        if d.suggestions:
-            return tuple((s.get("id"), s.get("text")) for s in d.suggestions[:9])
-        return tuple(self.bank.rank(d.kind, self._rank_events()) or ())
+        return offered_questions(d, self.bank, self._rank_events() if d is not None and not d.suggestions else [])
 
     def _rank_events(self) -> list[dict]:
         """What ranking needs of the session: its start and the messages already sent."""
@@ -502,16 +502,11 @@ class SessionScreen(Screen):
         state = self.view_state
         decision = state.decision if state and state.answer is None else None
         latest = state.latest_eval if state else None
-        context = {
-            "decision_point": decision.context() if decision else None,
-            "eval": latest.summary if latest else None,
-            "bank_id": bank_id,
-            "seen_seq": self.model.seqs[-1] if len(self.model.seqs) else None,
-        }
         if self._inbox is None:
             self._inbox = Inbox(self.source.paths.root)
-        msg = self._inbox.post(text, kind=kind, source=source, bank_id=bank_id,
-                               decision_point=decision.seq if decision else None, context=context)
+        msg = post_question(self._inbox, text, source=source, bank_id=bank_id, kind=kind, decision=decision,
+                            latest_eval=latest.summary if latest else None,
+                            seen_seq=self.model.seqs[-1] if len(self.model.seqs) else None)
         self.mine.add(msg.id)
         self.model.note_posted([msg], self.mine)
         ended = self.model.end_reason is not None

@@ -14,8 +14,9 @@ from console.render import elapsed_text
 from console.safe_text import clean_line
 from console.widgets.lines import PartStyles
 
-STATUS_ICON = {"running": "●", "waiting": "◌", "stopped": "■", "ended": "■", "replay": "▶",
+STATUS_ICON = {"running": "●", "waiting": "◌", "stopped": "■", "lost": "■", "ended": "■", "replay": "▶",
                "loading": "…"}
+STATUS_PART = {"lost": "stopped"}  # a runner gone without session_end looks like one stopped
 
 
 def tokens_text(n: int) -> str:
@@ -53,7 +54,7 @@ class HeaderBar(PartStyles, Widget):
         if s.end_reason and status != "replay":
             status, label = "ended", f"ended: {s.end_reason}"
         pieces.append((8, Text(f"{STATUS_ICON.get(status, '·')} {label}",
-                               self.part(f"status-{status}"), end="")))
+                               self.part(f"status-{STATUS_PART.get(status, status)}"), end="")))
         if s.unsandboxed:  # the agent's commands could read this machine: never dropped for room
             pieces.append((10, Text("⚠ unsandboxed", self.part("goal-missed"), end="")))
         if s.started is not None and s.now is not None:

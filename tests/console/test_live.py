@@ -79,7 +79,7 @@ async def test_messages_from_another_console_show_in_the_dock(live):
         assert "(another console)" in screen_text(app)
 
 
-async def test_status_is_running_waiting_then_stopped(live):
+async def test_status_is_running_waiting_then_lost(live):
     now = [live.last_t + 5]
     app = make_app(live.paths, clock=lambda: now[0])
     async with app.run_test(size=SIZE) as pilot:
@@ -90,8 +90,8 @@ async def test_status_is_running_waiting_then_stopped(live):
         now[0] += 300
         await wait_for(pilot, lambda: screen.view_state.status == "waiting", timeout=5)
         live.close()
-        await wait_for(pilot, lambda: screen.view_state.status == "stopped", timeout=5)
-        assert "■ stopped" in screen_text(app)
+        await wait_for(pilot, lambda: screen.view_state.status == "lost", timeout=5)  # as the fleet says
+        assert "■ lost" in screen_text(app)
 
 
 async def test_keys_are_answered_while_a_fast_log_streams_in(live):
