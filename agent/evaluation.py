@@ -94,9 +94,16 @@ class Evaluations:
 
     # -- running ---------------------------------------------------------------------------------
 
+    def remeasure(self, candidate: Path, *, quick: bool, cancel: threading.Event | None = None) -> EvalOutcome:
+        """The stop gate's second measurement of an undecided verdict: a fresh evaluation with twice
+        the timing budget (tighter intervals), never a reused report."""
+        budget = self.options.get("time_budget_s") or self.task.timing.budget_s
+        return self.run(candidate, quick=quick, cancel=cancel, purpose="remeasure",
+                        options={"time_budget_s": 2 * budget})
+
     def run(self, candidate: Path, *, quick: bool = False, only: str | None = None,
             cancel: threading.Event | None = None, call_id: str | None = None,
-            purpose: str = "tool") -> EvalOutcome:
+            purpose: str = "tool", options: dict | None = None) -> EvalOutcome:
         from evaluator import evaluate_isolated
 
         rel = os.path.relpath(candidate, self.workspace)
@@ -130,7 +137,7 @@ class Evaluations:
             try:
                 box["report"] = evaluate_isolated(
                     self.task, str(candidate), quick=quick, only=only, progress=progress,
-                    cancel=stop, env=self.env, **self.options)
+                    cancel=stop, env=self.env, **(self.options | (options or {})))
             except BaseException as exc:  # noqa: BLE001 - reported below
                 box["error"] = exc
 

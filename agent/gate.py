@@ -3,7 +3,8 @@
 The runner decides when to judge (the model ended its turn) and which report (a fresh
 evaluation, or the last one of the same file content); here is how: the evaluator's own verdict
 with the goal spec replaced by the session's goal (the task's, or higher when the steerer raised
-it), and what the model is told when the stop is refused.
+it), when a verdict is undecided (re-measure: the gate measures once more), and what the model is
+told when the stop is refused.
 """
 from __future__ import annotations
 
@@ -24,6 +25,31 @@ def with_goal(report, goal: dict):
 def judge(report, goal: dict) -> tuple[bool, list[str]]:
     """Whether the report meets the goal, and every reason it does not (one line each)."""
     return with_goal(report, goal).goal()
+
+
+def undecided(met: bool, reasons: list[str]) -> bool:
+    """The measurement cannot decide the goal: it would be met but for reasons that all say
+    're-measure' (a contended machine, intervals that straddle the goal). The gate then measures
+    once more before it answers."""
+    return not met and bool(reasons) and all(r.startswith("re-measure:") for r in reasons)
+
+
+def undecided_feedback(candidate: str, report, goal: dict, reasons: list[str], ev: dict, *, measured: int,
+                       best: float | None) -> str:
+    """What the model is told when the gate measured again and still cannot decide."""
+    lines = [f"[Stop check] You ended your turn, so the runner evaluated {candidate} "
+             f"(evaluation #{ev.get('n')}, measured {measured} time{'s' if measured != 1 else ''} for this stop). "
+             "It cannot decide whether the goal is met: the numbers would meet it, but the measurement "
+             "cannot be trusted to:"]
+    lines += [f"- {r.removeprefix('re-measure: ')}" for r in reasons]
+    lines.append("A contended machine clears by itself; an interval straddling the goal narrows with a clear margin "
+                 "over the goal (a faster kernel) or a quieter machine. The goal is not met until a measurement "
+                 "decides it.")
+    lines.append(f"The goal: {render_goal(goal)}.")
+    if best is not None:
+        lines.append(f"Best correct geomean in this session so far: {best:.3f}.")
+    lines += ["", with_goal(report, goal).text_table(limit=TABLE_ROWS), "", "The session continues."]
+    return "\n".join(lines)
 
 
 def unmet_feedback(candidate: str, report, goal: dict, reasons: list[str], ev: dict, *, reused: bool,

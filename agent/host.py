@@ -31,7 +31,7 @@ from agent.config import AgentConfig, cost_usd
 from agent.control import parse_control, raise_goal
 from agent.evaluation import Evaluations, file_sha256
 from agent.facts import candidate_name, device_name, task_arch, task_capabilities
-from agent.gate import judge, met_but_written_feedback, unmet_feedback
+from agent.gate import judge, met_but_written_feedback, undecided, undecided_feedback, unmet_feedback
 from agent.launchers.place import runner_place
 from agent.model import ModelError
 from agent.prompt import goal_dict
@@ -521,17 +521,32 @@ class SessionHost:
         else:
             report, ev = hit
         met, reasons = judge(report, self.goal)
+        measured = 1
+        if undecided(met, reasons):  # contended, or intervals straddling the goal: measure once more
+            outcome = self.evals.remeasure(self.candidate, quick=quick, cancel=self.cancel)
+            if outcome.interrupted:
+                self.cancelled = "evaluation"
+                return GateVerdict(False, interrupted=True)
+            if outcome.report is not None:
+                report, ev, reused, measured = outcome.report, outcome.event, False, 2
+                met, reasons = judge(report, self.goal)
         humans = self.inbox.pending()
         s = ev.get("summary") or {}
         if met and not humans:
             self.emit("stop_check", goal_met=True, reasons=[], blocked=False, eval_seq=ev.get("seq"),
-                      summary=s, goal=self.goal, reused=reused)
+                      summary=s, goal=self.goal, reused=reused, measured=measured)
             return GateVerdict(True)
-        feedback = (met_but_written_feedback(self.goal, s) if met else
-                    unmet_feedback(self.candidate.name, report, self.goal, reasons, ev, reused=reused,
-                                   best=self.evals.best_geomean))
+        if met:
+            feedback = met_but_written_feedback(self.goal, s)
+        elif undecided(met, reasons):
+            feedback = undecided_feedback(self.candidate.name, report, self.goal, reasons, ev, measured=measured,
+                                          best=self.evals.best_geomean)
+        else:
+            feedback = unmet_feedback(self.candidate.name, report, self.goal, reasons, ev, reused=reused,
+                                      best=self.evals.best_geomean)
         self.emit("stop_check", goal_met=met, reasons=reasons, blocked=True, eval_seq=ev.get("seq"), summary=s,
-                  goal=self.goal, reused=reused, feedback=feedback, pending_messages=len(humans))
+                  goal=self.goal, reused=reused, feedback=feedback, pending_messages=len(humans), measured=measured,
+                  undecided=undecided(met, reasons))
         return GateVerdict(False, feedback)
 
 

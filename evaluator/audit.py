@@ -4,7 +4,8 @@
   around the request (they can only be smaller), and each call's event time inside its wall time.
 - `unexplained_time`: what the verdict's clock saw beyond the host's reported walls, per call,
   against a calibration request in which only the seed ran. A host that under-reports a call
-  makes this grow.
+  makes this grow. Coarse by design (UNEXPLAINED_FLOOR_MS): it cannot see below the host's own
+  per-call jitter; fine-grained work off the stream is the launch census's (evaluator.census).
 - `gap_excess` (cuda): per call, wall minus event time -- work the call left on another stream
   (or another context) finishes inside the wall (a context-wide synchronize ends each call) but
   outside the events. The candidate's calls must not carry more of it than the seed's, on
@@ -33,9 +34,13 @@ GAP_SIGMAS = 4.0
 # kernel threads busy between calls: more than this share of one core on average (a spinning
 # thread on a loaded two-core box still reads 0.07 and more)
 OUTSIDE_CPU_SHARE = 0.03  # honest runs (idle workers asleep) read at most 0.0015 here
-# the unexplained time per candidate call may exceed the calibration by this share of its time
+# the unexplained time per candidate call may exceed the calibration by this share of its time, and
+# never by less than the floor: a coarse check, against a host whose timing code was rewritten.
+# Honest sweeps on the H200 (attention, 179 scenarios, 2026-12-01) read up to 0.33 ms per call
+# beyond the calibration while another thread of the verdict held the interpreter; the per-call
+# jitter of a host's loop is not below ~0.05 ms. Work off the stream is the launch census's to find.
 UNEXPLAINED_SHARE = 0.25
-UNEXPLAINED_FLOOR_MS = 0.02
+UNEXPLAINED_FLOOR_MS = 0.5
 # a time below the physical floor divided by these is impossible (memory: writes may stay in a
 # cache as large as the output, so up to twice the measured copy rate is not proof)
 MEMORY_MARGIN = 2.0

@@ -89,6 +89,10 @@ class CudaDevice(Device):
         self._tick = 0
         self.broken = False
 
+    def bind_thread(self) -> None:
+        """Make this device's context current in the calling thread (the driver keeps it per thread)."""
+        self.ok(self.cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+
     # errors -------------------------------------------------------------------------------
     def _name(self, err: Any) -> str:
         try:

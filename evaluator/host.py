@@ -27,6 +27,7 @@ import random
 import sys
 import time
 import traceback
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,21 +221,42 @@ class CudaBackend:
 
     kind = "cuda"
 
-    def __init__(self, gen_lib: str) -> None:
+    def __init__(self, gen_lib: str | None = None) -> None:
         from evaluator.backend_cuda import CudaDevice
         from evaluator.device import Guard
 
         self.dev = CudaDevice(Guard())
         self.cu = self.dev.cu
         self.stream = self.dev.stream
+        self.gen: Any = None
+        if gen_lib:
+            self.attach(gen_lib)
+        self.counter = self.dev.alloc(16)
+        self.start, self.end = self.dev.event_pool(2)[:2]
+        self.other_cpu_ns = lambda: 0
+
+    def attach(self, gen_lib: str) -> None:
+        """The evaluator's generator library (built while the context started)."""
         self.gen = ctypes.CDLL(gen_lib)
         self.gen.ks_refresh_async.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_int,
                                               ctypes.c_ulonglong, ctypes.c_void_p]
         self.gen.ks_count_diff_async.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong, ctypes.c_void_p,
                                                  ctypes.c_void_p]
-        self.counter = self.dev.alloc(16)
-        self.start, self.end = self.dev.event_pool(2)[:2]
-        self.other_cpu_ns = lambda: 0
+
+    def census_self_test(self, census: Any) -> None:
+        """One memset of the evaluator's own, counted: a census that misses it counts nothing."""
+        from evaluator.census import CensusUnavailable
+
+        census.bind(int(self.dev.ctx), self.dev.stream_handle)
+        census.open(head=0)
+        self.dev.ok(self.cu.cuMemsetD8Async(self.counter, 0, 16, self.stream), "memset")
+        self.settle()
+        census.close(tail=0)
+        census.wait_for_records(1)
+        seen = census.attribute()
+        if not seen.on or seen.on[0] < 1 or seen.off[0]:
+            raise CensusUnavailable(f"self-test: one memset on the evaluator's stream read as {seen.on} on it and "
+                                    f"{seen.off} elsewhere")
 
     def alloc(self, nbytes: int) -> Any:
         return self.dev.alloc(max(nbytes, 16))
@@ -320,6 +342,26 @@ class CudaBackend:
 
 # ---- the core ------------------------------------------------------------------------------------
 
+class LazyInputs(Mapping):
+    """A case's inputs, each fetched (by `load(spec)`) the first time it is read."""
+
+    def __init__(self, specs: list[BufferSpec], load: Any) -> None:
+        self.specs = {b.name: b for b in specs}
+        self.load = load
+        self.values: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.values:
+            self.values[name] = self.load(self.specs[name])
+        return self.values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.specs)
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+
 def mapped_libraries() -> set[str]:
     """Files mapped executable in this process (from /proc/self/maps): the shared objects, and
     anything else code was loaded from (a memfd, a deleted file)."""
@@ -337,20 +379,74 @@ def mapped_libraries() -> set[str]:
     return out
 
 
+@dataclass
+class Early:
+    """What `start` set up before the libraries were built: the launch census (started before any
+    CUDA context, so nothing escapes it), the cuda backend, the task's harness and torch (baselines)."""
+
+    census: Any = None  # evaluator.census.Census
+    census_note: str = "no launch census"
+    backend: Any = None  # CudaBackend
+    harness: Any = None
+
+
+def start_core(h: dict[str, Any]) -> Early:
+    early = Early()
+    if h["backend"] == "cuda" and h.get("census"):
+        from evaluator.census import Census, CensusUnavailable
+
+        try:
+            early.census = Census.start(str(h["census"]))
+        except CensusUnavailable as exc:
+            early.census_note = f"no launch census: {exc}"
+    if h["backend"] == "cuda":
+        early.backend = CudaBackend()
+        if early.census is not None:
+            from evaluator.census import CensusUnavailable
+
+            try:
+                early.backend.census_self_test(early.census)
+                early.census_note = "launch census: every kernel, copy and set of the host, by stream (CUPTI)"
+            except CensusUnavailable as exc:
+                early.census, early.census_note = None, f"no launch census: {exc}"
+    if h.get("task_dir"):  # upstream baselines: the harness and torch load before the filter
+        from evaluator.task import load_task
+
+        early.harness = load_task(h["task_dir"]).harness
+        try:
+            import torch  # noqa: F401
+            if h["backend"] == "cuda":
+                torch.cuda.init()
+        except Exception:  # noqa: BLE001 - baselines then report their own error
+            pass
+    return early
+
+
 class HostCore:
     """Loaded kernels, the current scenario's sets and slots, and the rounds."""
 
-    def __init__(self, backend: str, helper: str, threads: int | None = None) -> None:
-        self.backend = CpuBackend(helper, threads) if backend == "cpu" else CudaBackend(helper)
+    def __init__(self, backend: str, helper: str, threads: int | None = None, early: Early | None = None) -> None:
+        early = early or Early()
+        if backend == "cpu":
+            self.backend: Any = CpuBackend(helper, threads)
+        else:
+            self.backend = early.backend or CudaBackend()
+            self.backend.attach(helper)
+        self.census = early.census
+        self.census_note = early.census_note
         self.fns: list[Any] = []
         self.fields: tuple[ParamField, ...] = ()
         self.spec: ScenarioSpec | None = None
         self.sets: list[_Set] = []
         self.slots: Any = None
         self.baseline_calls: list[list[Any]] = []  # per baseline: one callable per set
-        self.harness: Any = None
+        self.harness: Any = early.harness
         self.rng = random.Random(os.urandom(16))
         self.known_libs: set[str] = set()
+        self.attribution: Any = None  # the census of the last rounds request
+
+    def census_state(self) -> dict[str, Any]:
+        return {"on": self.census is not None, "note": self.census_note[:300]}
 
     def new_libraries(self) -> list[str]:
         """Libraries mapped since the last call of this (the first call: since start)."""
@@ -425,19 +521,26 @@ class HostCore:
         raise KeyError(output)
 
     # rounds ---------------------------------------------------------------------------------------
-    def _refresh(self, s: _Set, seed: int | None) -> None:
+    def _refresh(self, s: _Set, seed: int | None) -> int:
+        """The set's inputs for this round; the number of launches it took (empty ones launch nothing)."""
         assert self.spec is not None
         for buf in self.spec.inputs:
             kind, count = gen_kind(buf, seed)
             self.backend.refresh(s.live[buf.name], s.base[buf.name], kind, count, seed or 0)
+        return sum(1 for buf in self.spec.inputs if gen_kind(buf, seed)[1] > 0)
 
-    def _keep_inputs(self, s: _Set) -> None:
-        """A copy of the refreshed inputs, to tell after each call whether it changed them."""
+    def _keep_inputs(self, s: _Set) -> int:
+        """A copy of the refreshed inputs, to tell after each call whether it changed them; the
+        number of copies made."""
         assert self.spec is not None
+        made = 0
         for buf in self.spec.inputs:
             if buf.name not in s.expected:
                 s.expected[buf.name] = self.backend.alloc(buf.nbytes)
-            self.backend.copy(s.expected[buf.name], s.live[buf.name], buf.nbytes)
+            if buf.nbytes:
+                self.backend.copy(s.expected[buf.name], s.live[buf.name], buf.nbytes)
+                made += 1
+        return made
 
     def _changed_inputs(self, s: _Set) -> list[str]:
         assert self.spec is not None
@@ -447,24 +550,34 @@ class HostCore:
 
     def rounds(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], flush: bool,
                check_inputs: bool) -> list[CallRecord]:
-        b, spec = self.backend, self.spec
+        """The plan's rounds. With the launch census, each call's window opens before the
+        evaluator's own work for it (the round's refresh and input copies on its first call, the
+        poison, the flush) and closes after the synchronize that ends it; `self.attribution` then
+        says what ran where (evaluator.census)."""
+        b, spec, census = self.backend, self.spec, self.census
         assert spec is not None
         records: list[CallRecord] = []
         slot = 0
         last: CallRecord | None = None
         last_end = time.perf_counter_ns()
         last_cpu = b.other_cpu_ns()
+        outputs = sum(1 for buf in spec.outputs if buf.nbytes)
         for (set_index, order), seed in zip(plan, seeds):
             s = self.sets[set_index]
-            self._refresh(s, seed)
+            opened = census.now() if census is not None else 0
+            own = self._refresh(s, seed)
             if check_inputs:
-                self._keep_inputs(s)
+                own += self._keep_inputs(s)
             for c in order:
                 rec = CallRecord()
                 fn = self.fns[c] if c < len(self.fns) else None
                 w0 = time.perf_counter_ns()
+                if census is not None:
+                    census.open(head=own + outputs + (1 if flush else 0), start=opened or None)
+                    opened, own = 0, 0
                 for buf in spec.outputs:
-                    b.poison(s.out[buf.name], buf.nbytes)
+                    if buf.nbytes:
+                        b.poison(s.out[buf.name], buf.nbytes)
                 if flush:
                     b.flush()
                 cpu0 = b.other_cpu_ns()
@@ -480,10 +593,13 @@ class HostCore:
                 if c in SNAPSHOT:
                     at = slot * spec.output_bytes
                     for buf in spec.outputs:
-                        b.snapshot(self.slots, at, s.out[buf.name], buf.nbytes, self.rng.getrandbits(62))
+                        if buf.nbytes:
+                            b.snapshot(self.slots, at, s.out[buf.name], buf.nbytes, self.rng.getrandbits(62))
                         at += buf.nbytes
                     slot += 1
                 b.settle()
+                if census is not None:
+                    census.close(tail=outputs if c in SNAPSHOT else 0)
                 if rec.event_ms < 0:
                     rec.event_ms = b.event_ms()
                 rec.wall_ms = (time.perf_counter_ns() - w0) / 1e6
@@ -496,6 +612,7 @@ class HostCore:
         if last is not None:
             last.other_cpu_ms = max(0.0, (b.other_cpu_ns() - last_cpu) / 1e6)
             last.outside_ms = max(0.0, (time.perf_counter_ns() - last_end) / 1e6)
+        self.attribution = census.attribute() if census is not None else None
         return records
 
     def _changed_since_snapshot(self, s: _Set, slot: int, wait_s: float) -> bool:
@@ -566,9 +683,12 @@ class HostCore:
         errors: dict[str, str] = {}
         try:
             for s in self.sets:
-                inputs = {buf.name: to_values(np.frombuffer(b.download(s.base[buf.name], buf.nbytes),
-                                                            ELEMENT_TYPES[buf.type_name].storage).reshape(buf.shape),
-                                              ELEMENT_TYPES[buf.type_name]) for buf in spec.inputs}
+                def values(buf: BufferSpec, s: _Set = s) -> Any:
+                    etype = ELEMENT_TYPES[buf.type_name]
+                    raw = np.frombuffer(b.download(s.base[buf.name], buf.nbytes), etype.storage)
+                    return to_values(raw.reshape(buf.shape), etype)
+                # read from the device only what the hook looks at (most only look at index inputs)
+                inputs: Any = LazyInputs(spec.inputs, values)
                 case = Case(inputs, {o.name: o.shape for o in spec.outputs}, dict(spec.scalars))
                 arrays = {buf.name: DeviceArray(int(s.live[buf.name]), buf.shape, ELEMENT_TYPES[buf.type_name])
                           for buf in spec.inputs}
@@ -621,6 +741,7 @@ def serve(req_fd: int, rep_fd: int, bulk_fd: int | None = None) -> int:
     reader = Reader(req_fd)
     bulk = Bulk(bulk_fd) if bulk_fd is not None else None
     core: HostCore | None = None
+    early: Early | None = None
     while True:
         try:
             msg = reader.read()
@@ -631,10 +752,15 @@ def serve(req_fd: int, rep_fd: int, bulk_fd: int | None = None) -> int:
         reply: dict[str, Any] = {"seq": seq}
         payload: bytes | None = None
         try:
-            if kind == "load":
-                core, confined, libs = load_core(h)
+            if kind == "start":
+                early = start_core(h)
+                reply |= {"kind": "started", "census": {"on": early.census is not None,
+                                                        "note": early.census_note[:300]}}
+            elif kind == "load":
+                core, confined, libs = load_core(h, early)
                 reply |= {"kind": "loaded", "threads": core.backend.helper.threads
-                          if core.backend.kind == "cpu" else 1, "confined": confined, "libs": libs[:64]}
+                          if core.backend.kind == "cpu" else 1, "confined": confined, "libs": libs[:64],
+                          "census": core.census_state()}
             elif core is None:
                 raise RuntimeError(f"{kind} before load")
             elif kind == "prepare":
@@ -651,6 +777,8 @@ def serve(req_fd: int, rep_fd: int, bulk_fd: int | None = None) -> int:
                     key: [getattr(r, key) for r in records]
                     for key in ("returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms")},
                     "libs": core.new_libraries()[:64]}
+                if core.attribution is not None:
+                    reply |= core.attribution.to_reply()
                 if h["check_inputs"]:
                     reply["modified"] = [r.modified for r in records]
                     reply["late"] = [r.late for r in records]
@@ -688,21 +816,13 @@ def serve(req_fd: int, rep_fd: int, bulk_fd: int | None = None) -> int:
         write_message(rep_fd, reply, payload)
 
 
-def load_core(h: dict[str, Any]) -> tuple[HostCore, dict[str, Any], list[str]]:
-    """Start the backend, import what the baselines need, confine, then open seed and candidate."""
+def load_core(h: dict[str, Any], early: Early | None = None) -> tuple[HostCore, dict[str, Any], list[str]]:
+    """Start the backend (unless `start` did), confine, then open seed and candidate."""
     from evaluator.confine import Limits, confine, data_in_use
 
-    core = HostCore(h["backend"], h["helper"], h.get("threads"))
-    if h.get("task_dir"):  # upstream baselines: the harness and torch load before the filter
-        from evaluator.task import load_task
-
-        core.harness = load_task(h["task_dir"]).harness
-        try:
-            import torch  # noqa: F401
-            if core.backend.kind == "cuda":
-                torch.cuda.init()
-        except Exception:  # noqa: BLE001 - baselines then report their own error
-            pass
+    if early is None:
+        early = start_core(h)
+    core = HostCore(h["backend"], h["helper"], h.get("threads"), early)
     confined: dict[str, Any] = {"seccomp": False, "rlimits": False, "note": "not confined (in-process host)"}
     if h.get("confine"):
         lim = h["confine"]

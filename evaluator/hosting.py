@@ -65,7 +65,19 @@ class Rounds:
     modified: list[list[str]] | None
     late: list[bool] | None
     libs: list[str]  # shared libraries the host mapped since its previous reply (run-time loads)
-    verdict_ms: float  # request sent -> reply read, by the verdict's clock
+    verdict_ms: float  # request sent -> reply arrived, by the verdict's clock
+    census: dict[str, Any] | None = None  # the launch census of these calls (evaluator.census), when on
+
+
+class Pending:
+    """A request sent and not answered yet: `result()` waits for its reply (replies come in order)."""
+
+    def __init__(self, host: CandidateHost, seq: int, make: Any) -> None:
+        self.host, self.seq, self.make = host, seq, make
+
+    def result(self, timeout_s: float) -> Any:
+        out, ms = self.host._receive(self.seq, timeout_s)
+        return self.make(out, ms)
 
 
 class SharedBuffer:
@@ -107,11 +119,14 @@ class SharedBuffer:
 
 
 class CandidateHost:
-    """load -> (prepare -> rounds/fetch...)* -> close. Subclasses supply `_ask`."""
+    """start -> load -> (prepare -> rounds/fetch...)* -> close. Subclasses supply `_send` and
+    `_receive`; a request may be sent ahead (`*_async`) and its reply read later, in order, so the
+    verdict works while the host does (untimed work only: timed requests are asked and awaited)."""
 
     sandbox = "in-process"
     sandbox_note = ""
     confined: dict[str, Any] = {}
+    census: dict[str, Any] = {}  # the launch census: {on, note} (cuda hosts)
     # kernel threads rest between calls (OMP_WAIT_POLICY=PASSIVE), so CPU time there means work
     passive_threads = True
     loaded_libs: list[str] = []  # what loading the seed and the candidate mapped (checked by the verdict)
@@ -120,39 +135,76 @@ class CandidateHost:
         self.seq = 0
         self.inputs: set[str] = set()
         self.bulk: SharedBuffer | None = None
+        self.waiting: dict[int, tuple[str, dict[str, Any], int]] = {}  # seq -> (expected kind, checks, sent ns)
+        self.answered: dict[int, tuple[dict[str, Any], float]] = {}
+
+    def _send(self, header: dict[str, Any], payload: bytes | None, expect: str, **spec: Any) -> int:
+        raise NotImplementedError
+
+    def _receive(self, seq: int, timeout_s: float) -> tuple[dict[str, Any], float]:
+        raise NotImplementedError
 
     def _ask(self, header: dict[str, Any], payload: bytes | None, expect: str, timeout_s: float,
              **spec: Any) -> tuple[dict[str, Any], float]:
-        raise NotImplementedError
+        return self._receive(self._send(header, payload, expect, **spec), timeout_s)
+
+    def drain(self, timeout_s: float = LOAD_TIMEOUT_S) -> None:
+        """Read every reply still owed (before a timed request: the host must be idle)."""
+        for seq in sorted(self.waiting):
+            self.answered[seq] = self._receive(seq, timeout_s)
+
+    def start(self, *, backend: str, census: str | None = None, task_dir: str | None = None) -> Pending:
+        """Start the backend (CUDA context, the census, torch for baselines) while the verdict builds."""
+        seq = self._send({"kind": "start", "backend": backend, "census": census, "task_dir": task_dir}, None,
+                         "started")
+
+        def done(out: dict[str, Any], _ms: float) -> dict[str, Any]:
+            self.census = out["census"]
+            return out
+        return Pending(self, seq, done)
 
     def load(self, *, backend: str, helper: str, libs: list[str], entry: str, fields: list[list[str]],
-             threads: int | None = None, task_dir: str | None = None,
+             threads: int | None = None, task_dir: str | None = None, census: str | None = None,
              confine: dict[str, Any] | None = None) -> dict[str, Any]:
         out, _ = self._ask({"kind": "load", "backend": backend, "helper": helper, "libs": libs, "entry": entry,
-                            "fields": fields, "threads": threads, "task_dir": task_dir, "confine": confine},
-                           None, "loaded", LOAD_TIMEOUT_S)
+                            "fields": fields, "threads": threads, "task_dir": task_dir, "census": census,
+                            "confine": confine}, None, "loaded", LOAD_TIMEOUT_S)
         self.confined = out["confined"]
+        self.census = out["census"]
         self.loaded_libs = out["libs"]
         return out
 
     def prepare(self, spec: ScenarioSpec, payload: bytes, timeout_s: float = LOAD_TIMEOUT_S) -> None:
+        self.prepare_async(spec, payload).result(timeout_s)
+
+    def prepare_async(self, spec: ScenarioSpec, payload: bytes) -> Pending:
+        self.drain()  # the shared buffer is about to be written: nothing may still read it
         self.inputs = {b.name for b in spec.inputs}
         header: dict[str, Any] = {"kind": "prepare", "spec": spec.to_json()}
         if self.bulk is not None and len(payload) >= BULK_MIN:
             header |= {"bulk": len(payload), "bulk_size": self.bulk.put(payload)}
             payload = None
-        self._ask(header, payload, "prepared", timeout_s)
+        return Pending(self, self._send(header, payload, "prepared"), lambda out, ms: None)
 
     def rounds(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], *, flush: bool,
                check_inputs: bool, timeout_s: float) -> Rounds:
+        return self.rounds_async(plan, seeds, flush=flush, check_inputs=check_inputs).result(timeout_s)
+
+    def rounds_async(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], *, flush: bool,
+                     check_inputs: bool) -> Pending:
         calls = sum(len(order) for _, order in plan)
-        out, ms = self._ask({"kind": "rounds", "plan": [[s, list(o)] for s, o in plan], "seeds": seeds,
-                             "flush": flush, "check_inputs": check_inputs}, None, "rounds_done", timeout_s,
-                            calls=calls, with_modified=check_inputs, inputs=self.inputs)
-        return Rounds(out["returned"], out["event_ms"], out["wall_ms"], out["other_cpu_ms"], out["outside_ms"],
-                      out.get("modified"), out.get("late"), out["libs"], ms)
+        census = bool(self.census.get("on"))
+        seq = self._send({"kind": "rounds", "plan": [[s, list(o)] for s, o in plan], "seeds": seeds,
+                          "flush": flush, "check_inputs": check_inputs}, None, "rounds_done",
+                         calls=calls, with_modified=check_inputs, inputs=self.inputs, census=census)
+
+        def done(out: dict[str, Any], ms: float) -> Rounds:
+            return Rounds(out["returned"], out["event_ms"], out["wall_ms"], out["other_cpu_ms"], out["outside_ms"],
+                          out.get("modified"), out.get("late"), out["libs"], ms, out.get("census"))
+        return Pending(self, seq, done)
 
     def fetch(self, slot: int, output: str, blocks: list[tuple[int, int]] | None, nbytes: int) -> tuple[bytes, float]:
+        self.drain()
         header: dict[str, Any] = {"kind": "fetch", "slot": slot, "output": output,
                                   "blocks": None if blocks is None else [list(b) for b in blocks]}
         shared = self.bulk is not None and nbytes >= BULK_MIN
@@ -164,8 +216,11 @@ class CandidateHost:
         return out["payload"], ms
 
     def baselines(self) -> tuple[list[str], dict[str, str]]:
-        out, _ = self._ask({"kind": "baselines"}, None, "baselines_ready", LOAD_TIMEOUT_S)
-        return out["names"], out["errors"]
+        return self.baselines_async().result(LOAD_TIMEOUT_S)
+
+    def baselines_async(self) -> Pending:
+        seq = self._send({"kind": "baselines"}, None, "baselines_ready")
+        return Pending(self, seq, lambda out, ms: (out["names"], out["errors"]))
 
     def close(self) -> None:
         raise NotImplementedError
@@ -180,7 +235,8 @@ def _failure_of(exc: HostReportedError) -> HostFailure:
 
 
 class LocalHost(CandidateHost):
-    """HostCore in this process; replies still go through encode and check_reply."""
+    """HostCore in this process; replies still go through encode and check_reply. A request runs
+    when it is sent (there is no other process to work beside the verdict)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -188,21 +244,26 @@ class LocalHost(CandidateHost):
         self.reader_count = 0
         self.sandbox_note = "in-process host (trusted code only): no sandbox"
         self.passive_threads = os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE"
+        self.early: Any = None  # what `start` set up (evaluator.host.Early)
 
-    def _ask(self, header: dict[str, Any], payload: bytes | None, expect: str, timeout_s: float,
-             **spec: Any) -> tuple[dict[str, Any], float]:
-        from evaluator.host import load_core
+    def _send(self, header: dict[str, Any], payload: bytes | None, expect: str, **spec: Any) -> int:
+        from evaluator.host import load_core, start_core
 
         self.seq += 1
         seq = self.seq
         t0 = time.perf_counter()
         kind = header["kind"]
         try:
-            if kind == "load":
+            if kind == "start":
+                self.early = start_core(header)
+                reply, data = {"kind": "started", "census": {"on": self.early.census is not None,
+                                                             "note": self.early.census_note}}, None
+            elif kind == "load":
                 header = dict(header, confine=None)
-                self.core, confined, libs = load_core(header)
+                self.core, confined, libs = load_core(header, self.early)
                 reply = {"kind": "loaded", "threads": getattr(getattr(self.core.backend, "helper", None),
-                                                              "threads", 1), "confined": confined, "libs": []}
+                                                              "threads", 1), "confined": confined, "libs": [],
+                         "census": self.core.census_state()}
                 data = None
             else:
                 assert self.core is not None
@@ -212,7 +273,7 @@ class LocalHost(CandidateHost):
         except Exception as exc:  # noqa: BLE001 - what a process host would send as an error reply
             from evaluator.errors import KernelFault
 
-            kind_ = "fault" if isinstance(exc, KernelFault) else "setup" if kind == "load" else "internal"
+            kind_ = "fault" if isinstance(exc, KernelFault) else "setup" if kind in ("start", "load") else "internal"
             raise HostFailure(kind_, f"{type(exc).__name__}: {exc}") from None
         ms = (time.perf_counter() - t0) * 1e3
         reply["seq"] = seq
@@ -222,11 +283,15 @@ class LocalHost(CandidateHost):
 
         msg = Message(json.loads(bytes(line)), bytes(rest[0]) if rest else b"")
         try:
-            return check_reply(self.reader_count, msg, expect, seq, **spec), ms
+            self.answered[seq] = (check_reply(self.reader_count, msg, expect, seq, **spec), ms)
         except HostReportedError as exc:
             raise _failure_of(exc) from None
         except ProtocolError as exc:
             raise HostFailure("protocol", str(exc)) from None
+        return seq
+
+    def _receive(self, seq: int, timeout_s: float) -> tuple[dict[str, Any], float]:
+        return self.answered.pop(seq)
 
     def close(self) -> None:
         if self.core is not None:
@@ -249,6 +314,8 @@ def _dispatch(core: HostCore, h: dict[str, Any], payload: bytes | None) -> tuple
         if h["check_inputs"]:
             reply["modified"] = [r.modified for r in records]
             reply["late"] = [r.late for r in records]
+        if core.attribution is not None:
+            reply |= core.attribution.to_reply()
         return reply, None
     if kind == "fetch":
         data = core.fetch(h["slot"], h["output"], None if h["blocks"] is None else [tuple(b) for b in h["blocks"]])
@@ -263,7 +330,7 @@ class ProcessHost(CandidateHost):
     """`python -m evaluator host` in a child process, sandboxed when a sandbox works here."""
 
     def __init__(self, *, sandbox: Any, python: str, scratch: Path, log: Any, env: dict[str, str] | None = None,
-                 hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = ()) -> None:
+                 hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = (), stamp: Any = None) -> None:
         super().__init__()
         from evaluator.sandbox import Confinement
 
@@ -294,29 +361,58 @@ class ProcessHost(CandidateHost):
         self.reader = Reader(rep_r)
         self.log = log
         self._dead: HostFailure | None = None
+        self.stamp = stamp  # native.wire_stamp(): waits for a descriptor outside the interpreter lock
 
-    def _ask(self, header: dict[str, Any], payload: bytes | None, expect: str, timeout_s: float,
-             **spec: Any) -> tuple[dict[str, Any], float]:
+    def _send(self, header: dict[str, Any], payload: bytes | None, expect: str, **spec: Any) -> int:
         if self._dead is not None:
             raise self._dead
         self.seq += 1
         seq = self.seq
-        what = header["kind"]
-        t0 = time.perf_counter()
+        self.waiting[seq] = (expect, spec | {"what": header["kind"]}, time.perf_counter_ns())
         try:
             write_message(self.req_fd, dict(header, seq=seq), payload)
-            msg = self.reader.read(deadline=time.monotonic() + timeout_s)
-            ms = (time.perf_counter() - t0) * 1e3
-            return check_reply(self.reader.count, msg, expect, seq, **spec), ms
-        except HostReportedError as exc:
-            raise self._fail(_failure_of(exc)) from None
-        except ProtocolError as exc:
-            raise self._fail(HostFailure("protocol", str(exc))) from None
-        except HostTimeout:
-            raise self._fail(HostFailure("hang", f"the candidate host did not answer `{what}` within "
-                                                  f"{timeout_s:g} s (each call may take call_timeout_s)")) from None
-        except (HostGone, BrokenPipeError):
-            raise self._fail(self._death(what)) from None
+        except (BrokenPipeError, OSError):
+            raise self._fail(self._death(header["kind"])) from None
+        return seq
+
+    def _receive(self, seq: int, timeout_s: float) -> tuple[dict[str, Any], float]:
+        """The reply to `seq`, reading (and keeping) the replies owed before it. The verdict's clock
+        stops when the reply arrives (stamped outside the interpreter lock where the wire helper
+        is built: a busy thread of the verdict must not lengthen what it measures)."""
+        if seq in self.answered:
+            return self.answered.pop(seq)
+        if self._dead is not None:
+            raise self._dead
+        deadline = time.monotonic() + timeout_s
+        while seq not in self.answered:
+            head = min(self.waiting)
+            expect, spec, sent = self.waiting.pop(head)
+            what = spec.pop("what")
+            try:
+                arrived = self._wait_readable(deadline)
+                msg = self.reader.read(deadline=deadline)
+                ms = ((arrived or time.perf_counter_ns()) - sent) / 1e6
+                self.answered[head] = (check_reply(self.reader.count, msg, expect, head, **spec), ms)
+            except HostReportedError as exc:
+                raise self._fail(_failure_of(exc)) from None
+            except ProtocolError as exc:
+                raise self._fail(HostFailure("protocol", str(exc))) from None
+            except HostTimeout:
+                raise self._fail(HostFailure("hang", f"the candidate host did not answer `{what}` within "
+                                                      f"{timeout_s:g} s (each call may take call_timeout_s)")) from None
+            except (HostGone, BrokenPipeError):
+                raise self._fail(self._death(what)) from None
+        return self.answered.pop(seq)
+
+    def _wait_readable(self, deadline: float) -> int | None:
+        """perf_counter_ns when a reply starts to arrive (None: no stamp helper, or bytes already read)."""
+        if self.stamp is None or self.reader.buf:
+            return None
+        left_ms = max(0, int((deadline - time.monotonic()) * 1e3))
+        at = self.stamp(self.rep_fd, left_ms)
+        if at == 0:
+            raise HostTimeout()
+        return at if at > 0 else None
 
     def _death(self, what: str) -> HostFailure:
         try:
@@ -343,7 +439,9 @@ class ProcessHost(CandidateHost):
             self.proc.wait(timeout=10)
 
     def close(self) -> None:
-        if self._dead is None and self.proc.poll() is None:
+        # a polite close when it is idle; a host still busy with something (a start the evaluation
+        # no longer needs) is simply ended
+        if self._dead is None and self.proc.poll() is None and not self.waiting:
             with contextlib.suppress(HostFailure):
                 self._ask({"kind": "close"}, None, "bye", 30.0)
         self.kill()

@@ -41,34 +41,41 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 class Watchdog(Guard):
-    """A Guard whose watched steps have deadlines; on overrun it reports and ends the process."""
+    """A Guard whose watched steps have deadlines; on overrun it reports and ends the process.
+    Each thread has its own watched step (the peaks are measured beside the builds)."""
 
     def __init__(self, on_overrun: Callable[[str, float], None], poll_s: float = 0.05) -> None:
         super().__init__()
-        self._state: tuple[str, float, float] | None = None  # (what, deadline, seconds)
+        self._state: dict[int, tuple[str, float, float]] = {}  # thread -> (what, deadline, seconds)
         self._on_overrun = on_overrun
         self._poll = poll_s
         threading.Thread(target=self._loop, name="ks-watchdog", daemon=True).start()
 
     @contextlib.contextmanager
     def watch(self, what: str, seconds: float) -> Iterator[None]:
-        previous, prev_activity = self._state, self.activity
-        self._state = (what, time.monotonic() + seconds, seconds)
+        me = threading.get_ident()
+        previous, prev_activity = self._state.get(me), self.activity
+        self._state[me] = (what, time.monotonic() + seconds, seconds)
         self.activity = what
         try:
             yield
         finally:
-            self._state, self.activity = previous, prev_activity
+            if previous is None:
+                self._state.pop(me, None)
+            else:
+                self._state[me] = previous
+            self.activity = prev_activity
 
     def _loop(self) -> None:
         while True:
             time.sleep(self._poll)
-            state = self._state
-            if state is not None and time.monotonic() > state[1]:
-                try:
-                    self._on_overrun(state[0], state[2])
-                finally:
-                    os._exit(EXIT_HANG)
+            now = time.monotonic()
+            for state in list(self._state.values()):
+                if now > state[1]:
+                    try:
+                        self._on_overrun(state[0], state[2])
+                    finally:
+                        os._exit(EXIT_HANG)
 
 
 def default_timeout(task: Task, options: EvalOptions) -> float:

@@ -19,6 +19,7 @@ import os
 import platform
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,11 +53,13 @@ def _sha256(path: Path) -> str:
 
 
 def native_library(cache_dir: Path, name: str, source: str, suffix: str, command: list[str],
-                   headers: tuple[Path, ...] = ()) -> Path:
-    """Build `source` (text) with `command` (the compiler and flags; source and output appended)
-    into $cache/native/<name>-<digest>.so once; later calls return it after checking its sha256."""
-    key = _digest(name.encode(), source.encode(), " ".join(command).encode(), platform.machine().encode(),
-                  _cpu_flags().encode(), *(h.read_bytes() for h in headers))
+                   headers: tuple[Path, ...] = (), link: list[str] | None = None, identity: str = "") -> Path:
+    """Build `source` (text) with `command` (the compiler and flags; source, `link` and output
+    appended) into $cache/native/<name>-<digest>.so once; later calls return it after checking its
+    sha256. `headers` and `identity` (e.g. the library it links) are part of the cache key."""
+    link = list(link or [])
+    key = _digest(name.encode(), source.encode(), " ".join(command + link).encode(), platform.machine().encode(),
+                  _cpu_flags().encode(), identity.encode(), *(h.read_bytes() for h in headers))
     folder = cache_dir / "native"
     lib = folder / f"{name}-{key}.so"
     meta = folder / f"{name}-{key}.json"
@@ -73,7 +76,7 @@ def native_library(cache_dir: Path, name: str, source: str, suffix: str, command
         src.write_text(source)
         include = [f"-I{NATIVE_DIR}"]
         try:
-            proc = subprocess.run([*command, *include, str(src), "-o", str(out)], capture_output=True,
+            proc = subprocess.run([*command, *include, str(src), *link, "-o", str(out)], capture_output=True,
                                   text=True, timeout=BUILD_TIMEOUT_S)
         except (OSError, subprocess.SubprocessError) as exc:
             raise NativeBuildError(f"{name}: {command[0]} could not run: {exc}") from None
@@ -102,6 +105,20 @@ def host_cpu_library(cache_dir: Path) -> Path:
     return native_library(cache_dir, "host_cpu", source, ".c",
                           ["gcc", "-O3", "-march=native", "-ffp-contract=off", "-fPIC", "-shared", "-pthread"],
                           headers=(NATIVE_DIR / "ks_gen.h",))
+
+
+def wire_stamp(cache_dir: Path) -> Callable[[int, int], int] | None:
+    """`stamp(fd, timeout_ms)`: perf_counter_ns when fd turns readable, 0 on timeout (native/wire.c,
+    waited on outside the interpreter lock); None where it cannot be built."""
+    try:
+        lib = native_library(cache_dir, "wire", (NATIVE_DIR / "wire.c").read_text(), ".c",
+                             ["gcc", "-O2", "-fPIC", "-shared"])
+        so = ctypes.CDLL(str(lib))
+    except (NativeBuildError, OSError):
+        return None
+    so.ks_wait_readable.argtypes = [ctypes.c_int, ctypes.c_int]
+    so.ks_wait_readable.restype = ctypes.c_longlong
+    return so.ks_wait_readable
 
 
 def gen_cuda_library(cache_dir: Path, cc: str) -> Path:

@@ -18,7 +18,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,7 @@ class EvalOptions:
     host: str | None = None  # local (this process; trusted code) | process (a sandboxed child)
     sandbox: str = "auto"  # for host=process: auto | bwrap | unshare | none
     overlap: bool | None = None  # check correctness while timing (None: on cuda, where it costs no cores)
+    census: bool = True  # cuda: the launch census (CUPTI) in the candidate host, where it works
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -112,6 +113,8 @@ class Evaluation:
         self._scratch: Path | None = None
         self._own_libs: list[str] = []
         self._report: EvalReport | None = None
+        self.census_note = "no launch census"
+        self._stamp: Any = None  # the wire helper's stamp (False: it does not build here)
 
     @property
     def compute_peak_key(self) -> str:
@@ -157,10 +160,30 @@ class Evaluation:
         return f"{exc}{where}"
 
     def _run(self, report: EvalReport) -> None:
-        task = self.task
+        """Builds, peaks and the hosts' start-up run side by side (cuda: the GPU measures its peaks
+        and the hosts make their contexts while the compilers work); then constraints, loading,
+        the scenarios. `report.timeline` says where the wall time went."""
+        task, clock = self.task, time.perf_counter()
+        timeline = report.timeline
+
+        def lap(name: str) -> None:
+            nonlocal clock
+            now = time.perf_counter()
+            timeline[name] = round(timeline.get(name, 0.0) + now - clock, 3)
+            clock = now
+
         if task.backend == "cuda":  # no GPU: say so before spending time on builds
             self.device = self._device()
-        cand, seed, ref = self._builds()
+        started = self._start_hosts()
+        peaks = self._peaks_beside() if task.backend == "cuda" else None
+        lap("start")
+        try:
+            cand, seed, ref, helper_lib = self._builds()
+        except BaseException:
+            if peaks is not None:  # the device is closed after this: its thread must be done with it
+                wait([peaks])
+            raise
+        lap("builds")
         report.build, report.seed_build = cand.to_json(), seed.to_json(with_log=False)
         report.reference_build = ref.to_json(with_log=False) if ref else None
         text = self.candidate.read_text(encoding="utf-8", errors="replace")
@@ -171,10 +194,12 @@ class Evaluation:
                 report.build["ok"] = False
                 report.build["log"] += f"\nthe library does not export the entry `{task.entry}` (extern \"C\")"
         report.violations = [v.to_json() for v in _unique(violations)]
+        lap("constraints")
         if not report.build_ok:
+            if peaks is not None:
+                peaks.result()  # the GPU is the verdict's again before it is closed
             return
         self.device = self.device or self._device()
-        helper_lib = self._native()
         if ref is not None:
             try:
                 self.ref_fn = self.device.load(str(ref.lib), task.reference.entry or "")
@@ -183,52 +208,118 @@ class Evaluation:
         report.device = self.device.info()
         self._where = " (loading the seed and the candidate)"
         fields = [[f.name, f.kind, f.dtype] for f in task.params]
-        self.host = self._start_host()
+        self.host = started.get("host") or self._start_host()
         self.host.load(backend=task.backend, helper=str(helper_lib), libs=[str(cand.lib), str(seed.lib)],
-                       entry=task.entry, fields=fields, confine=self._limits())
+                       entry=task.entry, fields=fields, census=started.get("census"), confine=self._limits())
         if self._wants_baselines():
             # upstream ops (torch, cuDNN) never share the candidate's process: they would be code
             # it could find and call. They run in a host of their own, timed against the seed.
-            self.baseline_host = self._start_host()
+            self.baseline_host = started.get("baseline_host") or self._start_host()
             self.baseline_host.load(backend=task.backend, helper=str(helper_lib), libs=[str(seed.lib), str(seed.lib)],
                                     entry=task.entry, fields=fields, task_dir=str(task.dir), confine=self._limits())
-        report.host = {"kind": self.host.sandbox, "note": self.host.sandbox_note, "confined": self.host.confined}
+        elif started.get("baseline_host") is not None:
+            started["baseline_host"].close()
+        census = self.host.census if started.get("census") else {"on": False, "note": self.census_note}
+        report.host = {"kind": self.host.sandbox, "note": self.host.sandbox_note, "confined": self.host.confined,
+                       "census": census}
         self._own_libs = [str(cand.lib), str(seed.lib)]
         self.runtime_libraries(self.host.loaded_libs, report)
         self._where = ""
+        lap("hosts")
         try:
-            self.peaks = self._peaks()
+            self.peaks = peaks.result() if peaks is not None else self._peaks()
         except KernelFault:
             raise
         except Exception as exc:  # noqa: BLE001 - peaks only feed the % column and physics
             self.peaks = {"error": str(exc)}
         report.device["peaks"] = self.peaks
+        lap("peaks")
         self.progress({"event": "head", "report": report.to_json()})
         self.progress({"event": "start", "total": len(self.scenarios), "names": [s.name for s in self.scenarios],
                        "eval_seed": self.eval_seed})
         self._scenarios(report)
+        lap("scenarios")
+
+    def _start_hosts(self) -> dict[str, Any]:
+        """Sandboxed hosts are started now, so their interpreters, CUDA contexts and (baselines)
+        torch come up while the verdict builds: {host, baseline_host, census}. The launch census
+        library is built first (a cuda host starts it before its context)."""
+        out: dict[str, Any] = {}
+        process = (self.opts.host or "local") == "process"
+        if self.task.backend != "cuda":
+            self.census_note = "no launch census (a cpu task: the host's clock covers its threads)"
+        elif not process:  # in this process the census would count the verdict's own work too
+            self.census_note = "no launch census (the candidate runs in this process: trusted code only)"
+        elif not self.opts.census:
+            self.census_note = "no launch census (turned off)"
+        else:
+            from evaluator.census import CensusUnavailable, census_library
+
+            try:
+                out["census"] = str(census_library(self.cache_dir))
+            except CensusUnavailable as exc:
+                self.census_note = f"no launch census: {exc}"
+        if not process:
+            return out
+        host = self._start_host()
+        host.start(backend=self.task.backend, census=out.get("census"))
+        out["host"] = host
+        if self._wants_baselines():
+            self.baseline_host = self._start_host()  # closed with the evaluation, whatever happens
+            self.baseline_host.start(backend=self.task.backend, task_dir=str(self.task.dir))
+            out["baseline_host"] = self.baseline_host
+        self.host = host
+        return out
+
+    def _peaks_beside(self) -> Future[dict[str, Any]]:
+        """The device's peaks, measured in a thread of their own while the CPU builds."""
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ks-peaks")
+        device = self.device
+
+        def measure() -> dict[str, Any]:
+            device.bind_thread()  # type: ignore[union-attr]
+            return self._peaks()
+        future = pool.submit(measure)
+        pool.shutdown(wait=False)
+        return future
 
     def _scenarios(self, report: EvalReport) -> None:
         """Each scenario in turn; on cuda the next scenario's inputs are made while this one runs
-        (numpy in a thread; the GPU work stays in order)."""
+        (numpy in a thread; the GPU work stays in order), and once this one's timed work is done
+        the baseline host starts setting the next one up (ScenarioRun.baselines_ahead)."""
         sets = max(1, self.timing.buffer_sets)
         prefetch = ThreadPoolExecutor(max_workers=1) if self.task.backend == "cuda" else None
         # cuda: the verdict's numpy work overlaps the host's GPU timing (cpu: it would share the
         # cores the kernels are timed on)
         overlap = self.opts.overlap if self.opts.overlap is not None else self.task.backend == "cuda"
-        self.overlap = ThreadPoolExecutor(max_workers=1) if overlap else None
+        # four threads: each correctness round's seed and candidate checks, two rounds in flight
+        self.overlap = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ks-check") if overlap else None
         ahead: Future[Inputs] | None = None
+        upcoming: ScenarioRun | None = None
+
+        def make_run(index: int, inputs: Inputs) -> ScenarioRun:
+            scenario = self.scenarios[index]
+            return ScenarioRun(self, scenario, index, inputs, self.host, self._references(scenario, inputs))
+
+        def set_up_next(index: int) -> None:
+            """Called by run `index` when its timed work is over: the next run, its baselines sent ahead."""
+            nonlocal upcoming
+            if ahead is None or self.baseline_host is None:
+                return
+            upcoming = make_run(index + 1, ahead.result())
+            upcoming.ahead = upcoming.baselines_ahead()
         try:
             for index, scenario in enumerate(self.scenarios):
-                if ahead is not None:
-                    inputs = ahead.result()
+                if upcoming is not None and upcoming.index == index:
+                    run, upcoming = upcoming, None
                 else:
-                    inputs = make_inputs(self.task, scenario, self.eval_seed, sets)
+                    run = make_run(index, ahead.result() if ahead is not None else
+                                   make_inputs(self.task, scenario, self.eval_seed, sets))
                 if prefetch is not None and index + 1 < len(self.scenarios):
                     ahead = prefetch.submit(make_inputs, self.task, self.scenarios[index + 1], self.eval_seed, sets)
                 else:
                     ahead = None
-                run = ScenarioRun(self, scenario, index, inputs, self.host, self._references(scenario, inputs))
+                run.after_timing = lambda index=index: set_up_next(index)
                 self._where = f" in scenario {scenario.name}"
                 try:
                     result = run.run()
@@ -280,9 +371,13 @@ class Evaluation:
             self._scratch = scratch_dir()
         if self._log is None:
             self._log = tempfile.TemporaryFile()
+        if self._stamp is None:
+            from evaluator.native import wire_stamp
+
+            self._stamp = wire_stamp(self.cache_dir) or False
         return ProcessHost(sandbox=sandbox, python=self.python, scratch=self._scratch, log=self._log,
                            env=self.host_env, hidden=tuple(credential_paths()),
-                           readable=(self.cache_dir, self.task.dir))
+                           readable=(self.cache_dir, self.task.dir), stamp=self._stamp or None)
 
     def _log_tail(self) -> str | None:
         if self._log is None:
@@ -356,14 +451,16 @@ class Evaluation:
         wall = time.monotonic() - mark[2]
         return max(0.0, ((busy - mark[0]) - ours) / (wall * cores())) if wall > 0 else None
 
-    def _builds(self) -> tuple[BuildResult, BuildResult, BuildResult | None]:
+    def _builds(self) -> tuple[BuildResult, BuildResult, BuildResult | None, Path | None]:
+        """Candidate, seed, reference and the evaluator's own helper, built in parallel."""
         task = self.task
         jobs = {"candidate": self.candidate, "seed": task.seed}
         if task.reference.kind == "kernel" and task.reference.source:
             jobs["reference"] = task.reference.source
         unique = {path: None for path in jobs.values()}
-        with ThreadPoolExecutor(max_workers=len(unique)) as pool:
+        with ThreadPoolExecutor(max_workers=len(unique) + 1) as pool:
             futures = {path: pool.submit(build, task, path, self.cache_dir) for path in unique}
+            helper = pool.submit(self._native)
         results = {role: futures[path].result() for role, path in jobs.items()}
         for role, result in results.items():
             self.progress({"event": "build", "role": role, "ok": result.ok, "cached": result.cached,
@@ -372,7 +469,7 @@ class Evaluation:
             r = results.get(role)
             if r is not None and not r.ok:
                 raise TaskError(f"task {task.name}: its {role} does not build:\n{r.log[-2000:]}")
-        return results["candidate"], results["seed"], results.get("reference")
+        return results["candidate"], results["seed"], results.get("reference"), helper.result()
 
     def _device(self) -> Device:
         if self.task.backend == "cuda":
@@ -410,12 +507,11 @@ def check_reference(task: Task | str | Path, names: list[str] | None = None, see
 
     task = load_task(task)
     ev = Evaluation(task, None, EvalOptions(seed=seed, cache_dir=cache_dir), None, None)
-    _, _, ref = ev._builds()
-    if ref is None:
-        raise TaskError(f"task {task.name} has no reference kernel")
     ev.device = ev._device()
     try:
-        ev._native()
+        _, _, ref, _ = ev._builds()
+        if ref is None:
+            raise TaskError(f"task {task.name} has no reference kernel")
         ev.ref_fn = ev.device.load(str(ref.lib), task.reference.entry or "")
         out = {}
         for scenario in task.scenarios:

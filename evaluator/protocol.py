@@ -22,6 +22,9 @@ MAX_HEADER = 1 << 16
 MAX_PAYLOAD = 1 << 34
 MAX_MS = 1e7  # ten thousand seconds: any larger "time" is not a measurement
 MAX_CALLS = 1 << 20
+MAX_RECORDS = 1 << 24  # census records one call may have
+CENSUS_FIELDS = ("census_on", "census_off", "census_span_ms", "census_stray", "census_dropped", "census_what",
+                 "census_short", "census_ms")
 ERROR_KINDS = ("fault", "internal", "setup")
 
 
@@ -149,7 +152,13 @@ class _Check:
             raise self.fail(f"field {key!r} is {_show(v)}, expected an integer in [{lo}, {hi}]")
         return v
 
-    def numbers(self, key: str, count: int, lo: float = 0.0, hi: float = MAX_MS) -> list[float]:
+    def numbers(self, key: str, count: int | None, lo: float = 0.0, hi: float = MAX_MS) -> Any:
+        """`count` numbers in a list, or one number (count None)."""
+        if count is None:
+            x = self.get(key)
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or not lo <= x <= hi:
+                raise self.fail(f"field {key!r} is {_show(x)}, expected a finite number in [{lo:g}, {hi:g}]")
+            return float(x)
         v = self.get(key)
         if not isinstance(v, list) or len(v) != count:
             raise self.fail(f"field {key!r} has {len(v) if isinstance(v, list) else _show(v)} items, expected {count}")
@@ -208,20 +217,22 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
     if msg.payload and expect != "data":
         raise c.fail("carries a payload it should not")
     out: dict[str, Any] = {}
-    if expect == "loaded":
-        c.only({"threads", "confined", "libs"})
+    if expect == "started":
+        c.only({"census"})
+        out["census"] = _census_state(c)
+    elif expect == "loaded":
+        c.only({"threads", "confined", "libs", "census"})
         out["libs"] = _paths(c)
         out["threads"] = c.integer("threads", 1, 1 << 16)
-        confined = c.get("confined")
-        if not isinstance(confined, dict) or not all(isinstance(k, str) and isinstance(v, (bool, str, int))
-                                                     for k, v in confined.items()) or len(confined) > 16:
-            raise c.fail("field 'confined' is not a small mapping")
-        out["confined"] = confined
+        out["confined"] = _small_mapping(c, "confined")
+        out["census"] = _census_state(c)
     elif expect == "rounds_done":
         calls = spec["calls"]
         keys = {"returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms", "libs"}
         if spec.get("with_modified"):
             keys |= {"modified", "late"}
+        if spec.get("census"):
+            keys |= set(CENSUS_FIELDS)
         c.only(keys)
         out["returned"] = c.integers("returned", calls, -(1 << 31), (1 << 31) - 1)
         for key in ("event_ms", "wall_ms", "other_cpu_ms", "outside_ms"):
@@ -240,6 +251,14 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
             if not isinstance(late, list) or len(late) != calls or not all(isinstance(x, bool) for x in late):
                 raise c.fail(f"field 'late' is not a list of {calls} booleans")
             out["late"] = late
+        if spec.get("census"):
+            out["census"] = {
+                "on": c.integers("census_on", calls, 0, MAX_RECORDS),
+                "off": c.integers("census_off", calls, 0, MAX_RECORDS),
+                "span_ms": c.numbers("census_span_ms", calls), "stray": c.integer("census_stray", 0, MAX_RECORDS),
+                "dropped": c.integer("census_dropped", 0, 1 << 62), "what": c.string("census_what", 400),
+                "short": c.integer("census_short", 0, calls),
+                "ms": c.numbers("census_ms", None)}
     elif expect == "data":
         c.only({"nbytes", "bulk"})
         want = spec["nbytes"]
@@ -264,6 +283,21 @@ def check_reply(n: int, msg: Message, expect: str, seq: int, **spec: Any) -> dic
     else:  # prepared, bye: nothing else
         c.only(set())
     return out
+
+
+def _small_mapping(c: _Check, key: str) -> dict[str, Any]:
+    v = c.get(key)
+    if not isinstance(v, dict) or len(v) > 16 or not all(isinstance(k, str) and isinstance(x, (bool, str, int))
+                                                         for k, x in v.items()):
+        raise c.fail(f"field {key!r} is not a small mapping")
+    return v
+
+
+def _census_state(c: _Check) -> dict[str, Any]:
+    state = _small_mapping(c, "census")
+    if not isinstance(state.get("on"), bool) or not isinstance(state.get("note"), str) or len(state["note"]) > 400:
+        raise c.fail("field 'census' is not {on: bool, note: str}")
+    return state
 
 
 def _paths(c: _Check) -> list[str]:

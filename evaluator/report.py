@@ -103,6 +103,7 @@ class EvalReport:
     duration_s: float = 0.0
     pinned: bool | None = None  # the task's trusted files were checked against PINNED
     host: dict[str, Any] = field(default_factory=dict)  # where the candidate ran: sandbox kind, note, confinement
+    timeline: dict[str, float] = field(default_factory=dict)  # seconds: start, builds, hosts, peaks, scenarios
 
     # figures ------------------------------------------------------------------------------
     @property
@@ -225,7 +226,11 @@ class EvalReport:
         if kind in (None, "in-process"):
             return "candidate in this process (trusted code only)"
         seccomp = "no process creation" if (self.host.get("confined") or {}).get("seccomp") else "no syscall filter"
-        return f"unsandboxed host, {seccomp}" if kind == "none" else f"host sandboxed by {kind}, {seccomp}"
+        text = f"unsandboxed host, {seccomp}" if kind == "none" else f"host sandboxed by {kind}, {seccomp}"
+        census = self.host.get("census") or {}
+        if self.backend == "cuda" and census:
+            text += ", launch census" if census.get("on") else f", {(census.get('note') or 'no launch census')[:120]}"
+        return text
 
     def flag_counts(self) -> list[str]:
         counts = Counter(f for s in self.scenarios for f in s.flags)
@@ -262,7 +267,7 @@ class EvalReport:
             "goal": {"met": met, "reasons": reasons, **self.goal_spec},
             "error": self.error, "error_kind": self.error_kind, "log_tail": self.log_tail,
             "started_at": self.started_at, "duration_s": round(self.duration_s, 3),
-            "pinned": self.pinned, "host": self.host,
+            "pinned": self.pinned, "host": self.host, "timeline": self.timeline,
         }
         data["goal"]["remeasure"] = self.remeasure()
         return _finite(data)
@@ -281,7 +286,7 @@ class EvalReport:
             total_planned=data.get("total", 0), error=data.get("error"),
             error_kind=data.get("error_kind"), log_tail=data.get("log_tail"),
             started_at=data.get("started_at", 0.0), duration_s=data.get("duration_s", 0.0),
-            pinned=data.get("pinned"), host=data.get("host") or {},
+            pinned=data.get("pinned"), host=data.get("host") or {}, timeline=data.get("timeline") or {},
         )
         return report
 
@@ -362,6 +367,8 @@ def _flag_detail(flag: str, s: ScenarioResult) -> str:
         p = s.physics
         return (f" ({s.name}: {s.cand_ms:.4g} ms, but the measured peaks need at least {p['floor_ms']:.4g} ms "
                 f"({p['bound']} bound; a time below 1/{p['margin']:g} of that is not a measurement))")
+    if flag == "outside_stream" and s.audit.get("census_problem"):
+        return f" ({s.name}: {s.audit['census_problem']})"
     if flag == "outside_stream" and isinstance(s.audit.get("gap"), dict):
         g = s.audit["gap"]
         return (f" ({s.name}: each call's wall clock exceeds its events by {g['excess_ms']:+.4f} ms more than "

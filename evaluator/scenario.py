@@ -22,13 +22,14 @@ import math
 import os
 import time
 import zlib
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from evaluator import audit
-from evaluator.correctness import check_call, error_limits, tolerance_limits
+from evaluator.correctness import CallOutcome, check_call, error_limits, limit_failure, tolerance_limits
 from evaluator.device import case_storage
 from evaluator.errors import TaskError
 from evaluator.harness import Case, ElementType
@@ -37,6 +38,7 @@ from evaluator.hosting import CandidateHost
 from evaluator.reference import References
 from evaluator.report import ScenarioResult
 from evaluator.task import Scenario, Task
+from evaluator.stats import median
 from evaluator.timing import adaptive_ab
 
 if TYPE_CHECKING:
@@ -62,6 +64,8 @@ SUSPICIOUS_EXTRA = 2
 # upstream baselines: timed against the seed in their own host, on this share of the budget
 BASELINE_BUDGET_SHARE = 0.25
 BASELINE_TARGET_CI = 0.03
+BASELINE_WARMUP_S = 0.005
+LOAD_WAIT_S = 180.0  # the baseline host's set-up (torch, cuDNN plans) may take this long
 # memory for output slots on the host (per scenario): bounds the rounds of one request
 SLOT_BYTES = {"cpu": 256 << 20, "cuda": 4 << 30}
 MAX_SLOTS = 256
@@ -121,6 +125,68 @@ class Sample:
 
 
 @dataclass
+class CensusTally:
+    """What the launch census saw over a scenario's calls (checked and timed), per contestant."""
+
+    calls: dict[int, int] = field(default_factory=lambda: {CAND: 0, SEED: 0})
+    off: dict[int, int] = field(default_factory=lambda: {CAND: 0, SEED: 0})  # records off the stream
+    calls_off: dict[int, int] = field(default_factory=lambda: {CAND: 0, SEED: 0})  # calls with any
+    stray: int = 0  # off-stream records outside every call window
+    dropped: int = 0
+    short: int = 0  # calls whose own records were not all in (late or lost): their spans are unknown
+    spans: list[float] = field(default_factory=list)  # the candidate's device span per call
+    events: list[float] = field(default_factory=list)  # ... and its event time on the same calls
+    cost_ms: float = 0.0  # the host's flushes and attribution
+    what: str = ""
+
+    def add(self, census: dict[str, Any] | None, contestants: list[int], event_ms: list[float]) -> None:
+        if census is None:
+            return
+        for k, who in enumerate(contestants):
+            if who not in (CAND, SEED):
+                continue
+            self.calls[who] += 1
+            if census["off"][k]:
+                self.off[who] += census["off"][k]
+                self.calls_off[who] += 1
+            if who == CAND and census["span_ms"][k] > 0:
+                self.spans.append(census["span_ms"][k])
+                self.events.append(event_ms[k])
+        self.stray += census["stray"]
+        self.dropped += census["dropped"]
+        self.short += census["short"]
+        self.cost_ms += census["ms"]
+        self.what = self.what or census["what"]
+
+    def verdict(self) -> tuple[dict[str, Any], str | None]:
+        """(the audit's census entry, the problem in words or None). Work of the candidate off the
+        evaluator's stream is a problem on any call; the seed's calls are the control: should the
+        census see work off the stream there too (something on this machine it cannot tell from a
+        candidate's), only what the candidate has beyond the seed counts."""
+        calls = self.calls[CAND] + self.calls[SEED]
+        entry: dict[str, Any] = {
+            "calls": self.calls[CAND], "off_stream": self.off[CAND], "calls_off_stream": self.calls_off[CAND],
+            "seed_off_stream": self.off[SEED], "outside_calls": self.stray, "dropped": self.dropped,
+            "incomplete_calls": self.short,
+            "cost_ms_per_call": round(self.cost_ms / calls, 6) if calls else None,
+        }
+        if self.spans:
+            entry["span_ms"] = round(median(self.spans), 6)
+            entry["event_ms"] = round(median(self.events), 6)
+        if self.what:
+            entry["first_off_stream"] = self.what
+        mine = self.off[CAND] + self.stray
+        if not mine or mine <= self.off[SEED]:
+            return entry, None
+        where = (f"{self.off[CAND]} launch(es) off the evaluator's stream in {self.calls_off[CAND]} of "
+                 f"{self.calls[CAND]} calls" if self.off[CAND] else "")
+        if self.stray:
+            where += (" and " if where else "") + f"{self.stray} outside any call"
+        control = f"; the seed's calls had {self.off[SEED]}" if self.off[SEED] else ""
+        return entry, f"the launch census saw {where} ({self.what or 'no detail'}){control}"
+
+
+@dataclass
 class _Tally:
     """What the timing requests reported, per contestant."""
 
@@ -152,9 +218,12 @@ class ScenarioRun:
         self.round = 0
         self.last_request: list[tuple[int, int, int, dict[int, int]]] = []
         self.phase_s: dict[str, float] = {}
-        self.judgement: Any = None  # cuda: the correctness checks, running beside the timing
+        self.judgement: Judgement | None = None  # the correctness checks (cuda: beside the timing)
         self.seed_wall_ms = 0.0  # the seed's slowest correctness call: sizes the calibration
         self.judged_once = False
+        self.census = CensusTally()
+        self.ahead: tuple[Any, Any] | None = None  # the baseline host's prepare and set-up, sent ahead
+        self.after_timing: Any = None  # called once nothing of this scenario is timed any more
 
     def note(self, phase: str) -> None:
         self.ev.progress({"event": "scenario", "index": self.index, "name": self.scenario.name, "phase": phase})
@@ -175,42 +244,83 @@ class ScenarioRun:
         t0 = time.perf_counter()
         try:
             tick = time.perf_counter()
-            self.host.prepare(self.spec(), self.inputs.payload())
-            self.refs.prepare(self.inputs.cases, self.inputs.storages)
+            if self.ahead is None:  # (unless the previous scenario sent it already)
+                self.ahead = self.baselines_ahead()
+            pending = self.host.prepare_async(self.spec(), self.inputs.payload())
+            self.refs.prepare(self.inputs.cases, self.inputs.storages)  # beside the host's uploads
+            pending.result(HOST_SLACK_S + 60.0)
             self.phase_s["prepare"] = time.perf_counter() - tick
             tick = time.perf_counter()
-            checked = self.correctness_rounds()
+            pool = self.ev.overlap if self.ev.opts.timing else None
+            self.judgement = Judgement(self.scenario, self.etypes, self.inputs.cases[0], pool)
+            self.correctness_rounds()
             self.phase_s["correctness"] = time.perf_counter() - tick
-            if self.ev.opts.timing and self.ev.overlap is not None:
-                # cuda: the float64 checks (numpy, this process's cores) run while the host times
-                # on the GPU; a failure they find stops the timing at its next request
-                self.judgement = self.ev.overlap.submit(judge, self.scenario, self.etypes, self.inputs.cases[0],
-                                                        checked)
+            if pool is not None:
+                # cuda: the float64 checks (numpy, threads of this process) run while the host
+                # times on the GPU; a failure they find stops the timing at its next request
                 self.time_it()
+                self.timed_work_done()
+                tick = time.perf_counter()
                 self._apply(self.judgement.result())
+                self.phase_s["judge"] = time.perf_counter() - tick
             else:
-                self._apply(judge(self.scenario, self.etypes, self.inputs.cases[0], checked))
+                tick = time.perf_counter()
+                self._apply(self.judgement.result())
+                self.phase_s["judge"] = time.perf_counter() - tick
                 if self.result.correct and self.ev.opts.timing:
                     self.time_it()
+            self.timed_work_done()
+            self._census_verdict()
         finally:
             self.refs.release()
             self.result.seconds = round(time.perf_counter() - t0, 3)
             self.result.phases = {k: round(v, 3) for k, v in self.phase_s.items()}
         return self.result
 
+    def timed_work_done(self) -> None:
+        """Nothing of this scenario is timed any more (the baselines included): the next one's
+        set-up may start on the GPU beside what is left here (verification, checks)."""
+        hook, self.after_timing = self.after_timing, None
+        if hook is not None:
+            hook()
+
+    def baselines_ahead(self) -> tuple[Any, Any] | None:
+        """Send the baseline host this scenario's inputs and its set-up (the hook, one untimed call
+        of each upstream op) now: it works while the candidate is checked; its timing waits."""
+        host = self.ev.baseline_host
+        if host is None or not self.ev.opts.timing:
+            return None
+        return host.prepare_async(self.spec(), self.inputs.payload()), host.baselines_async()
+
+    def _census_verdict(self) -> None:
+        """The launch census over every checked and timed call: work off the stream fails the goal."""
+        if not (self.census.calls[CAND] or self.census.calls[SEED]):
+            return
+        entry, problem = self.census.verdict()
+        self.result.audit["census"] = entry
+        if problem:
+            if "outside_stream" not in self.result.flags:
+                self.result.flags.append("outside_stream")
+            self.result.audit["census_problem"] = problem
+
     # correctness --------------------------------------------------------------------------------
     def correctness_rounds(self) -> list[Checked]:
         """Both correctness rounds (seed then candidate; the base inputs, then the same buffers
-        refreshed), their outputs fetched whole, their references computed by the verdict."""
+        refreshed), their outputs fetched whole, their references computed by the verdict while
+        the host runs the calls; each round's checks start as soon as it is fetched."""
         out = []
         for trial, seed in ((0, None), (1, self._seed())):
-            refs = self.refs.compute(0, seed)
             self.note("correctness" + (" (second call)" if trial else ""))
-            r = self.host.rounds([(0, [SEED, CAND])], [seed], flush=True, check_inputs=True,
-                                 timeout_s=self.deadline(2))
+            pending = self.host.rounds_async([(0, [SEED, CAND])], [seed], flush=True, check_inputs=True)
+            refs = self.refs.compute(0, seed)
+            r = pending.result(self.deadline(2))
             self.ev.runtime_libraries(r.libs)
+            self.census.add(r.census, [SEED, CAND], r.event_ms)
             self.seed_wall_ms = max(self.seed_wall_ms, r.wall_ms[0])
-            out.append(Checked(trial, refs, r, self._fetch_whole(0), self._fetch_whole(1)))
+            checked = Checked(trial, refs, r, self._fetch_whole(0), self._fetch_whole(1))
+            assert self.judgement is not None
+            self.judgement.add(checked)
+            out.append(checked)
         return out
 
     def _apply(self, verdict: dict[str, Any]) -> None:
@@ -240,8 +350,12 @@ class ScenarioRun:
 
     # timing ---------------------------------------------------------------------------------------
     def time_it(self) -> None:
-        tick = time.perf_counter()
         res, spec, ev = self.result, self.ev.timing, self.ev
+        if self.ahead is not None and ev.baseline_host is not None:
+            tick = time.perf_counter()
+            ev.baseline_host.drain()  # timing needs a quiet GPU: the baseline host's set-up is done first
+            self.phase_s["baselines"] = self.phase_s.get("baselines", 0.0) + time.perf_counter() - tick
+        tick = time.perf_counter()
         self.note("timing")
         self.calibrate()
         mark = ev.machine_mark()
@@ -267,23 +381,24 @@ class ScenarioRun:
         res.seed_ms, res.cand_ms = timed.seed_ms, timed.cand_ms
         res.ratio, res.ci, res.pairs = timed.ratio, [timed.ci[0], timed.ci[1]], timed.pairs
         res.flags.extend(f for f in timed.flags if f not in res.flags)
-        if self.judgement is not None and self.judgement.result()["failure"]:
+        if self.judgement is not None and self.judgement.failed():
             return  # the correctness checks failed while it was timed: nothing more to learn
-        if ev.baseline_host is not None:
-            self.time_baselines(ev.baseline_host)
+        if ev.baseline_host is not None and self.ahead is not None:
+            self.time_baselines(ev.baseline_host, self.ahead)
+        self.timed_work_done()
         self.verify()
         self._rates()
         self._audit(share)
 
-    def time_baselines(self, host: CandidateHost) -> None:
+    def time_baselines(self, host: CandidateHost, ahead: tuple[Any, Any]) -> None:
         """Upstream ops against the seed, in their own host (the same inputs; a quarter of the
         budget); each one's ratio to the candidate follows through the seed:
         t_base / t_cand = (t_base / t_seed) * (t_seed / t_cand)."""
         tick = time.perf_counter()
         res, spec = self.result, self.ev.timing
         self.note("baselines")
-        host.prepare(self.spec(), self.inputs.payload())
-        names, errors = host.baselines()
+        ahead[0].result(LOAD_WAIT_S)
+        names, errors = ahead[1].result(LOAD_WAIT_S)
         for name, message in errors.items():
             res.baselines[name] = {"error": message}
         if names:
@@ -300,15 +415,16 @@ class ScenarioRun:
                     rows.append(row)
                 return rows
 
+            # each op already ran once untimed, on a GPU the candidate's timing kept busy: a short warm-up
             timed = adaptive_ab(rounds, 1 + len(names), self.sets, budget_s=BASELINE_BUDGET_SHARE * spec.budget_s,
                                 target_ci=BASELINE_TARGET_CI, min_pairs=min(5, spec.min_pairs),
                                 max_pairs=spec.max_pairs, baseline_names=tuple(names[1:]),
-                                max_batch=max(1, self.slots))
+                                max_batch=max(1, self.slots), warmup_s=BASELINE_WARMUP_S)
             per_seed = {names[0]: (timed.seed_ms, timed.ratio)}
             per_seed |= {name: (b["ms"], b["ratio"]) for name, b in timed.baselines.items()}
             for name, (ms, vs_seed) in per_seed.items():
                 res.baselines[name] = {"ms": ms, "ratio": vs_seed * (res.ratio or 0.0), "vs_seed": vs_seed}
-        self.phase_s["baselines"] = time.perf_counter() - tick
+        self.phase_s["baselines"] = self.phase_s.get("baselines", 0.0) + time.perf_counter() - tick
 
     def calibrate(self) -> None:
         """A request of seed calls only (both slots of each round): the host's own overhead. One
@@ -319,6 +435,7 @@ class ScenarioRun:
         r = self.host.rounds(plan, [self._seed() for _ in plan], flush=True, check_inputs=False,
                              timeout_s=self.deadline(2 * rounds))
         self.ev.runtime_libraries(r.libs)
+        self.census.add(r.census, [c for _, order in plan for c in order], r.event_ms)
         self.tally.calibration.append(audit.per_call_unexplained(r.verdict_ms, r.wall_ms))
         problem = audit.bracket_problem(r.verdict_ms, r.wall_ms, r.event_ms)
         self.tally.problem = self.tally.problem or problem
@@ -329,8 +446,7 @@ class ScenarioRun:
         per = max(1, self.slots // 2)
         for start in range(0, len(plan), per):
             rows += self._request(plan[start:start + per])
-        if self.tally.failure or (self.judgement is not None and self.judgement.done()
-                                  and self.judgement.result()["failure"]):
+        if self.tally.failure or (self.judgement is not None and self.judgement.failed()):
             raise _Stop()
         return rows
 
@@ -341,6 +457,7 @@ class ScenarioRun:
         r = self.host.rounds(chunk, seeds, flush=True, check_inputs=False,
                              timeout_s=self.deadline(calls))
         self.ev.runtime_libraries(r.libs)
+        self.census.add(r.census, [c for _, order in chunk for c in order], r.event_ms)
         t = self.tally
         t.problem = t.problem or audit.bracket_problem(r.verdict_ms, r.wall_ms, r.event_ms)
         t.unexplained.append(audit.per_call_unexplained(r.verdict_ms, r.wall_ms))
@@ -533,29 +650,73 @@ class Checked:
     cand_out: dict[str, np.ndarray]
 
 
+class Judgement:
+    """The correctness verdict of the two rounds, computed as they arrive: each round's seed and
+    candidate outputs are checked at once (pure numpy, on `pool`'s threads, or here when None);
+    the candidate's error limits, which the seed's error sets, are applied when they are joined."""
+
+    def __init__(self, scenario: Scenario, etypes: dict[str, ElementType], case: Case, pool: Any) -> None:
+        self.scenario, self.etypes, self.case, self.pool = scenario, etypes, case, pool
+        self.parts: list[tuple[Checked, Any, Any]] = []
+        self._result: dict[str, Any] | None = None
+
+    def add(self, c: Checked) -> None:
+        r = c.reply
+        tol = self.scenario.tolerance
+        seed = self._submit(check_call, r.returned[0], c.seed_out, self.etypes, c.refs, self.case.masks, r.modified[0],
+                            tolerance_limits(tol, list(self.etypes)))
+        cand = self._submit(check_call, r.returned[1], c.cand_out, self.etypes, c.refs, self.case.masks, r.modified[1],
+                            {})
+        self.parts.append((c, seed, cand))
+
+    def _submit(self, fn: Any, *args: Any) -> Future[Any]:
+        if self.pool is not None:
+            return self.pool.submit(fn, *args)
+        done: Future[Any] = Future()
+        done.set_result(fn(*args))
+        return done
+
+    def done(self) -> bool:
+        return all(f.done() for _, a, b in self.parts for f in (a, b))
+
+    def failed(self) -> bool:
+        """Known to have failed (without waiting for checks still running)."""
+        return self.done() and bool(self.result()["failure"])
+
+    def result(self) -> dict[str, Any]:
+        if self._result is None:
+            self._result = self._join()
+        return self._result
+
+    def _join(self) -> dict[str, Any]:
+        tol = self.scenario.tolerance
+        out: dict[str, Any] = {"flags": [], "failure": None, "errors": {}, "seed_errors": {}, "limits": {}}
+        for c, seed_f, cand_f in self.parts:
+            r = c.reply
+            seed_res, cand = seed_f.result(), cand_f.result()
+            if seed_res.failure and "seed_incorrect" not in out["flags"]:
+                out["flags"].append("seed_incorrect")
+            limits = error_limits(tol, seed_res.errors)
+            cand = CallOutcome(cand.failure or limit_failure(cand.errors, limits), cand.errors)
+            if r.late and r.late[1]:
+                if "late_writes" not in out["flags"]:
+                    out["flags"].append("late_writes")
+                cand.failure = cand.failure or "late writes: outputs changed after the entry returned"
+            if c.trial == 0:
+                out["errors"], out["seed_errors"], out["limits"] = cand.errors, seed_res.errors, limits
+            if cand.failure and out["failure"] is None:
+                out["failure"] = cand.failure if c.trial == 0 else \
+                    f"second call with new inputs (same buffers): {cand.failure}"
+        return out
+
+
 def judge(scenario: Scenario, etypes: dict[str, ElementType], case: Case, rounds: list[Checked]) -> dict[str, Any]:
     """The correctness verdict of the two rounds (pure: numpy only, no host, no device): the
     seed against the tolerance, the candidate against the limits the seed's error sets."""
-    tol = scenario.tolerance
-    out: dict[str, Any] = {"flags": [], "failure": None, "errors": {}, "seed_errors": {}, "limits": {}}
+    j = Judgement(scenario, etypes, case, None)
     for c in rounds:
-        r = c.reply
-        seed_res = check_call(r.returned[0], c.seed_out, etypes, c.refs, case.masks, r.modified[0],
-                              tolerance_limits(tol, list(etypes)))
-        if seed_res.failure and "seed_incorrect" not in out["flags"]:
-            out["flags"].append("seed_incorrect")
-        limits = error_limits(tol, seed_res.errors)
-        cand = check_call(r.returned[1], c.cand_out, etypes, c.refs, case.masks, r.modified[1], limits)
-        if r.late and r.late[1]:
-            if "late_writes" not in out["flags"]:
-                out["flags"].append("late_writes")
-            cand.failure = cand.failure or "late writes: outputs changed after the entry returned"
-        if c.trial == 0:
-            out["errors"], out["seed_errors"], out["limits"] = cand.errors, seed_res.errors, limits
-        if cand.failure and out["failure"] is None:
-            out["failure"] = cand.failure if c.trial == 0 else \
-                f"second call with new inputs (same buffers): {cand.failure}"
-    return out
+        j.add(c)
+    return j.result()
 
 
 class _Stop(Exception):

@@ -124,29 +124,51 @@ def stage_eval(out: Path, summary: dict, quick: bool) -> bool:
          "peaks": (data.get("device") or {}).get("peaks"), "cost": isolation_cost(data)}
     summary[label] = s
     log(label.upper(), json.dumps(s, default=str))
+    cost = s["cost"]
+    log(f"{label}: wall {s['wall_s']} s = " + ", ".join(f"{k} {v:.1f}" for k, v in cost["timeline_s"].items())
+        + " | inside the scenarios: " + ", ".join(f"{k} {v:.1f}" for k, v in cost["phases_s"].items()))
     shutil.rmtree(cache, ignore_errors=True)
     return bool(data["all_correct"])
 
 
 def isolation_cost(data: dict) -> dict:
-    """Where a sweep's time went (the verdict's phases, summed over scenarios), and what the host's
-    loop costs per call: the seed's median wall-minus-event gap (poison, flush, snapshot, sync)."""
+    """Where a sweep's time went: the verdict's timeline (start, builds, constraints, hosts, peaks,
+    scenarios) and, inside the scenarios, the verdict's phases summed (what no phase holds is
+    `unaccounted`); what the host's loop costs per call (the seed's median wall-minus-event gap:
+    poison, flush, snapshot, sync); the launch census (its cost per call, what it found); and the
+    flags an honest sweep raised."""
     phases: dict[str, float] = {}
-    gaps, kernel_ms, verified, flags = [], 0.0, 0, {}
+    gaps, kernel_ms, verified, flags, census_cost, off_stream, incomplete = [], 0.0, 0, {}, [], 0, 0
+    inside = 0.0
     for r in data["scenarios"]:
+        inside += r.get("seconds") or 0.0
         for k, v in (r.get("phases") or {}).items():
             phases[k] = phases.get(k, 0.0) + v
         gap = (r.get("audit") or {}).get("gap")
         if gap:
             gaps.append(gap["seed_ms"])
+        census = (r.get("audit") or {}).get("census") or {}
+        if census.get("cost_ms_per_call") is not None:
+            census_cost.append(census["cost_ms_per_call"])
+        off_stream += (census.get("off_stream") or 0) + (census.get("outside_calls") or 0)
+        incomplete += census.get("incomplete_calls") or 0
         if r.get("seed_ms") and r.get("cand_ms"):
             kernel_ms += (r["seed_ms"] + r["cand_ms"]) * r.get("pairs", 0)
         verified += (r.get("audit") or {}).get("verified", 0)
         for f in r.get("flags") or []:
             flags[f] = flags.get(f, 0) + 1
-    return {"phases_s": {k: round(v, 1) for k, v in sorted(phases.items())},
+    phases["unaccounted"] = inside - sum(phases.values())
+    unexplained = [(r["audit"]["unexplained_ms_per_call"], r["audit"]["unexplained_threshold_ms"])
+                   for r in data["scenarios"] if "unexplained_ms_per_call" in (r.get("audit") or {})]
+    return {"timeline_s": data.get("timeline") or {},
+            "phases_s": {k: round(v, 1) for k, v in sorted(phases.items())},
             "per_call_overhead_ms_median": round(statistics.median(gaps), 4) if gaps else None,
             "kernel_s_in_timed_rounds": round(kernel_ms / 1e3, 1), "verified_timed_rounds": verified,
+            "census": {**((data.get("host") or {}).get("census") or {}),
+                       "cost_ms_per_call_median": round(statistics.median(census_cost), 5) if census_cost else None,
+                       "off_stream_records": off_stream, "incomplete_calls": incomplete},
+            "unexplained_ms_max": round(max(u for u, _ in unexplained), 4) if unexplained else None,
+            "unexplained_over_threshold_max": round(max(u / t for u, t in unexplained), 3) if unexplained else None,
             "flags": flags}
 
 

@@ -88,7 +88,9 @@ PLANTS: dict[str, Plant] = {
                      "    const size_t n = (size_t)p->rows * p->cols;\n"
                      "    if (held < n) {\n        cudaFree(scratch);\n"
                      "        cudaMalloc(&scratch, 2 * n * sizeof(__nv_bfloat16));\n"
-                     "        cudaMemset(scratch, 0x3c, 2 * n * sizeof(__nv_bfloat16));\n        held = n;\n    }\n"
+                     "        cudaMemsetAsync(scratch, 0x3c, 2 * n * sizeof(__nv_bfloat16),\n"
+                     "                        static_cast<cudaStream_t>(stream));\n"
+                     "        held = n;\n    }\n"
                      + RMS_LAUNCH.replace("(p->x, p->w, p->y,", "(scratch, p->w, scratch + n,") + RMS_LAUNCH),)),
     "rmsnorm_unwritten": Plant("rmsnorm-cuda", "the last element of the last row is never written", (
         (RMS_STORE, "        if (row + 1 == gridDim.x && c + 1 == cols) continue;\n" + RMS_STORE),)),

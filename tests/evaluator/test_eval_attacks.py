@@ -64,8 +64,9 @@ def trusted_files(build_cache: Path):
 def test_a_constructor_can_neither_report_nor_patch_the_checks(tmp_path, trusted_files):
     report = run("softmax-cpu", attack("softmax_takeover.c", "softmax-cpu", tmp_path))
     reasons = not_met(report)
-    # its fake messages reached the only channel it has, and were refused for what they are
-    assert report.error_kind == "protocol" and report.error.startswith("protocol: message 1"), report.error
+    # its fake messages reached the only channel it has (the first reply after `started`, to the
+    # load its constructor ran in), and were refused for what they are
+    assert report.error_kind == "protocol" and report.error.startswith("protocol: message 2 "), report.error
     assert any("evaluation stopped: protocol" in r for r in reasons)
     assert report.exit_code() == 1
 

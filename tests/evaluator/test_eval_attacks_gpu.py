@@ -63,15 +63,21 @@ def _run(name: str, tmp_path: Path, only: str, **options):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", ["rmsnorm_side_stream_some.cu", "rmsnorm_side_stream_small.cu",
-                                  "attention_side_stream_some.cu"])
+                                  "rmsnorm_legacy_stream_some.cu", "attention_side_stream_some.cu"])
 def test_work_off_the_stream_is_caught_on_every_call_pattern(tmp_path, name):
     only = ATTN if name.startswith("attention") else RMS_SMALL
     report = _run(name, tmp_path, only, time_budget_s=0.5)
+    census = report.host.get("census") or {}
+    assert census.get("on"), f"the launch census did not run on this GPU: {census.get('note')}"
     small = {"r1024_c1024", "r333_c1000"} if "small" in name else {s.name for s in report.scenarios}
     for s in report.scenarios:
-        if s.name in small:  # off the stream: caught by the clock, or by the snapshot it outran
-            caught = "outside_stream" in s.flags or not s.correct
-            assert caught, (s.name, s.flags, s.audit.get("gap"), s.failure)
+        if s.name in small:  # the census names the launches off the stream, whatever else caught it
+            assert "outside_stream" in s.flags and "census_problem" in s.audit, \
+                (s.name, s.flags, s.audit.get("census"), s.failure)
+            assert s.audit["census"]["off_stream"] > 0
+        else:
+            assert not s.audit.get("census", {}).get("off_stream"), (s.name, s.audit.get("census"))
+    record(f"cuda census: {name}", census={s.name: s.audit.get("census_problem") for s in report.scenarios})
     assert report.exit_code() == 1
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -54,16 +55,47 @@ def test_seed_against_itself_reads_one_on_every_scenario():
            pct_peak={s.name: round(s.pct_peak or 0, 1) for s in report.scenarios})
     print(report.text_table())
     assert report.all_correct and report.host.get("confined", {}).get("seccomp")
+    assert report.host["census"]["on"], report.host["census"]["note"]
     assert abs(report.geomean - 1.0) <= 0.005  # within 0.5% of 1.0
     assert not any(f in s.flags for s in report.scenarios for f in ("outside_stream", "timing_inconsistent",
                                                                       "impossible"))
+    assert all(s.audit["census"]["off_stream"] == 0 and s.audit["census"]["outside_calls"] == 0
+               for s in report.scenarios)
+
+
+def test_the_launch_census_costs_little_per_call():
+    """The same quick seed-vs-seed run with and without the census: what it adds to each call
+    (the host's loop, wall minus events) and to the kernels' own times."""
+    runs = {on: evaluate_isolated(TASK, quick=True, seed=29, time_budget_s=0.5, baselines=False, census=on)
+            for on in (True, False, True)}
+    on, off = runs[True], runs[False]
+    assert on.host["census"]["on"] and not off.host["census"]["on"]
+
+    def per_call(report, key):
+        return statistics.median(s.audit["gap"][key] for s in report.scenarios)
+    loop_on, loop_off = per_call(on, "seed_ms"), per_call(off, "seed_ms")
+    kernel = {s.name: (s.seed_ms, t.seed_ms) for s, t in zip(on.scenarios, off.scenarios)}
+    cost = statistics.median(s.audit["census"]["cost_ms_per_call"] for s in on.scenarios)
+    record("cuda census cost per call", host_loop_ms_on=round(loop_on, 4), host_loop_ms_off=round(loop_off, 4),
+           flush_and_attribute_ms=cost, seed_ms_on_off={k: (round(a, 4), round(b, 4)) for k, (a, b) in kernel.items()},
+           spans={s.name: (s.audit["census"].get("span_ms"), s.audit["census"].get("event_ms")) for s in on.scenarios})
+    assert on.all_correct and abs(on.geomean - 1.0) <= 0.01
+    assert cost < 0.05  # the host's flush and attribution, per call
+    assert loop_on - loop_off < 0.05  # what CUPTI adds around each call
+    for name, (a, b) in kernel.items():  # and to the kernel itself
+        assert a <= 1.05 * b + 0.002, (name, a, b)
 
 
 def test_planted_2x_slower_reads_half_everywhere(planted_dir):
     report = evaluate_isolated(TASK, plant("rmsnorm_slow2x", planted_dir), seed=22, time_budget_s=0.5, baselines=False)
     ratios = {s.name: round(s.ratio, 3) for s in report.scenarios}
-    record("cuda planted 2x slower", geomean=round(report.geomean, 4), ratios=ratios)
+    # seed = K + F and plant = 2K + F: F = 2 seed - plant is what every call carries inside its
+    # events beyond the kernel (the event pair, the launch); it pulls small scenarios above 0.5
+    fixed = {s.name: round((2 * s.seed_ms - s.cand_ms) * 1e3, 2) for s in report.scenarios}
+    record("cuda planted 2x slower", geomean=round(report.geomean, 4), ratios=ratios, fixed_us_in_events=fixed,
+           seed_us={s.name: round(s.seed_ms * 1e3, 1) for s in report.scenarios})
     assert report.all_correct
+    assert not any("outside_stream" in s.flags for s in report.scenarios)  # an honest plant: all on the stream
     for s in report.scenarios:
         assert 0.40 <= s.ratio <= 0.60, (s.name, s.ratio)
         assert s.ci[1] < 1.0
