@@ -14,10 +14,11 @@ writes the report and the goal verdict.
 """
 from __future__ import annotations
 
+import contextlib
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -112,6 +113,7 @@ class Evaluation:
         self._scratch: Path | None = None
         self._own_libs: list[str] = []
         self._report: EvalReport | None = None
+        self._gpu: Any = None  # cuda: the opened GPU and its timing lock (evaluator.gpu_lock.VerdictGpu)
 
     @property
     def compute_peak_key(self) -> str:
@@ -231,7 +233,8 @@ class Evaluation:
                 run = ScenarioRun(self, scenario, index, inputs, self.host, self._references(scenario, inputs))
                 self._where = f" in scenario {scenario.name}"
                 try:
-                    result = run.run()
+                    with self.gpu_hold(f"scenario {scenario.name}", run.result):
+                        result = run.run()
                 except (KernelFault, HostFailure) as exc:
                     run.result.failure = f"{getattr(exc, 'kind', 'fault')}: {exc}"
                     report.scenarios.append(run.result)
@@ -245,6 +248,30 @@ class Evaluation:
                     pool.shutdown(wait=True, cancel_futures=True)
 
     # parts ---------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def gpu_hold(self, what: str, result: Any = None) -> Iterator[None]:
+        """cuda: hold the GPU's timing lock (evaluator.gpu_lock) around `what`: exclusively when
+        this evaluation times, shared when it only checks; `result` records the GPU and the hold."""
+        if self.task.backend != "cuda" or self.device is None:
+            yield
+            return
+        if self._gpu is None:
+            from evaluator.gpu_lock import VerdictGpu
+
+            self._gpu = VerdictGpu.of(self.device, self.progress) or False
+        if not self._gpu:
+            yield
+            return
+        if self._report is not None:
+            self._report.device["gpu"] = dict(self._gpu.ident)
+        with self._gpu.hold(what, exclusive=self.opts.timing) as held:
+            try:
+                yield
+            finally:
+                if result is not None:
+                    held.until = time.time()
+                    result.gpu = self._gpu.record(held)
+
     def runtime_libraries(self, paths: list[str], report: EvalReport | None = None) -> None:
         """Record code the host mapped at run time that the build did not link (a violation)."""
         if not paths:
@@ -332,10 +359,11 @@ class Evaluation:
     def _peaks(self) -> dict[str, Any]:
         assert self.device is not None
         if self.task.backend == "cuda":
-            peaks = dict(self.device.peaks(self.cache_dir, "memory"))
-            peaks |= self.device.peaks(self.cache_dir, "fp32")
-            if self.task.roofline not in ("memory", "fp32"):
-                peaks |= self.device.peaks(self.cache_dir, self.task.roofline)
+            with self.gpu_hold("the device's peaks"):  # measured once per GPU model: a timing like any other
+                peaks = dict(self.device.peaks(self.cache_dir, "memory"))
+                peaks |= self.device.peaks(self.cache_dir, "fp32")
+                if self.task.roofline not in ("memory", "fp32"):
+                    peaks |= self.device.peaks(self.cache_dir, self.task.roofline)
             return peaks
         return self.device.peaks(self.cache_dir)
 
