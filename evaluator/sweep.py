@@ -43,7 +43,7 @@ Progress = Callable[[dict[str, Any]], None]
 # (requests, calibrations, verification), the timing budget, the verdict's numpy work per byte the
 # kernel moves (inputs made, outputs checked in float64), the fp32 reference kernel's calls
 BASE_S = 0.3
-VERDICT_BYTES_PER_S = 2e8
+VERDICT_BYTES_PER_S = 5e7
 REFERENCE_FLOPS_PER_S = 4e12
 
 
@@ -219,13 +219,18 @@ def sweep(task: Task | str | Path, candidate: str | Path | None = None, *, gpus:
           cancel: threading.Event | None = None, **options: Any) -> EvalReport:
     """Evaluate over `gpus` idle GPUs of this node (None: all idle ones): one merged report."""
     task = load_task(task)
-    if task.backend != "cuda":
-        raise TaskError(f"--gpus spreads a cuda task's scenarios over GPUs; {task.name} runs on the CPU")
-    picked = idle_gpus(gpus, what=f"kernelseek eval {task.name} --gpus", env=env)
+    picked = pick_for_sweep(task, gpus, env=env)
     try:
         return sweep_over(task, candidate, picked.gpus, progress=progress, env=env, cancel=cancel, **options)
     finally:
         picked.release()
+
+
+def pick_for_sweep(task: Task, gpus: int | None, env: dict[str, str] | None = None) -> Picked:
+    """The idle GPUs a sweep of `task` takes (claimed: release them). TaskError for a cpu task."""
+    if task.backend != "cuda":
+        raise TaskError(f"--gpus spreads a cuda task's scenarios over GPUs; {task.name} runs on the CPU")
+    return idle_gpus(gpus, what=f"kernelseek eval {task.name} --gpus", env=env)
 
 
 def sweep_over(task: Task | str | Path, candidate: str | Path | None, gpus: list[Gpu], *,
@@ -387,4 +392,4 @@ def _with_gpu(recorded: dict[str, Any] | None, gpu: Gpu) -> dict[str, Any]:
 
 
 __all__ = ["NoIdleGpu", "Picked", "Shard", "expected_costs", "idle_gpus", "merge_reports", "model_cost",
-           "names_regex", "parse_gpus", "plan_shards", "remember_costs", "remembered_costs", "sweep", "sweep_over"]
+           "names_regex", "parse_gpus", "pick_for_sweep", "plan_shards", "remember_costs", "remembered_costs", "sweep", "sweep_over"]

@@ -59,18 +59,24 @@ def run(args: argparse.Namespace) -> int:
     task = load_task(args.task)
     options = dict(quick=args.quick, only=args.only, seed=args.seed, time_budget_s=args.budget,
                    timeout_s=args.timeout)
-    if args.gpus is not None:
-        from evaluator.sweep import parse_gpus, sweep
+    picked = None
+    if args.gpus is not None:  # the GPUs first: a busy node is one line, before any progress
+        from evaluator.sweep import parse_gpus, pick_for_sweep, sweep_over
 
         try:
             count = parse_gpus(args.gpus)
         except ValueError:
             raise _UsageError(f"--gpus {args.gpus}: give a number of GPUs or all") from None
-    with _ProgressView(err, task.name) as view:
-        if args.gpus is not None:
-            report = sweep(task, args.candidate, gpus=count, progress=view.update, **options)
-        else:
-            report = evaluate_isolated(task, args.candidate, progress=view.update, **options)
+        picked = pick_for_sweep(task, count)
+    try:
+        with _ProgressView(err, task.name) as view:
+            if picked is not None:
+                report = sweep_over(task, args.candidate, picked.gpus, progress=view.update, **options)
+            else:
+                report = evaluate_isolated(task, args.candidate, progress=view.update, **options)
+    finally:
+        if picked is not None:
+            picked.release()
     _print_report(out, report)
     if args.json:
         text = json.dumps(report.to_json(), indent=1)
