@@ -249,7 +249,7 @@ class Evaluation:
 
     # parts ---------------------------------------------------------------------------------
     @contextlib.contextmanager
-    def gpu_hold(self, what: str, result: Any = None) -> Iterator[None]:
+    def gpu_hold(self, what: str, result: Any = None, exclusive: bool | None = None) -> Iterator[None]:
         """cuda: hold the GPU's timing lock (evaluator.gpu_lock) around `what`: exclusively when
         this evaluation times, shared when it only checks; `result` records the GPU and the hold."""
         if self.task.backend != "cuda" or self.device is None:
@@ -264,7 +264,7 @@ class Evaluation:
             return
         if self._report is not None:
             self._report.device["gpu"] = dict(self._gpu.ident)
-        with self._gpu.hold(what, exclusive=self.opts.timing) as held:
+        with self._gpu.hold(what, exclusive=self.opts.timing if exclusive is None else exclusive) as held:
             try:
                 yield
             finally:
@@ -359,7 +359,7 @@ class Evaluation:
     def _peaks(self) -> dict[str, Any]:
         assert self.device is not None
         if self.task.backend == "cuda":
-            with self.gpu_hold("the device's peaks"):  # measured once per GPU model: a timing like any other
+            with self.gpu_hold("the device's peaks", exclusive=True):  # measured once per GPU model: a timing like any other
                 peaks = dict(self.device.peaks(self.cache_dir, "memory"))
                 peaks |= self.device.peaks(self.cache_dir, "fp32")
                 if self.task.roofline not in ("memory", "fp32"):

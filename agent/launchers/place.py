@@ -209,9 +209,10 @@ def check_free(backend: str, count: int, policy: str | None, env: Mapping[str, s
         return
     if count == 1:
         raise NoFreeGpu(_refusal(busy))
+    held = "; ".join(f"{k} {v}" for k, v in busy.items())
     raise NoFreeGpu(f"{count} sessions need {count} free GPUs; {len(free)} of {len(gpus)} are free on "
-                    f"{socket.gethostname()} ({'; '.join(f'{k} {v}' for k, v in busy.items())}). "
-                    "Start fewer, or --gpu none to let sessions share GPUs")
+                    f"{socket.gethostname()}" + (f" ({held})" if held else "") +
+                    ". Start fewer, or --gpu none to let sessions share GPUs")
 
 
 def placed() -> Placement | None:

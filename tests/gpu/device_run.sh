@@ -3,7 +3,8 @@
 #  1. the gpu-marked tests of the evaluator and the attention task (the reference against numpy,
 #     the seed and five broken candidates on all 179 scenarios, seed vs seed and the planted
 #     2x-slower/faster on rmsnorm-cuda through the sandboxed host, the timing attacks, faults and
-#     hangs), each recording its figures;
+#     hangs), each recording its figures; and tests/gpus' (three evaluations sharing the GPU take
+#     turns timing, `eval --quick --gpus all` on the idle GPUs: about 30 s);
 #  2. `kernelseek eval rmsnorm-cuda --quick` as a user runs it (exit status and wall time);
 #  3. the attention task's full seed-vs-seed sweep with upstream baselines (wall time, where the
 #     time went, the host's per-call overhead). The correctness matrix runs once, in step 1.
@@ -17,7 +18,7 @@ export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 KERNELSEEK_CACHE=/tmp/ks-cache KS_FIGU
 nvidia-smi --query-gpu=name,driver_version,compute_mode,clocks.sm,temperature.gpu --format=csv,noheader  # two processes share the GPU: compute mode must be Default
 python3 -c "from evaluator.sandbox import find_sandbox; s = find_sandbox(); print('sandbox:', s.kind, '-', s.note)"
 t0=$(date +%s.%N)
-python3 -m pytest tests/evaluator tests/attention_sm90 -m gpu -q -p no:cacheprovider -rA 2>&1 \
+python3 -m pytest tests/evaluator tests/attention_sm90 tests/gpus -m gpu -q -p no:cacheprovider -rA 2>&1 \
   | tee "$OUT/pytest_gpu.log" | grep -E "^(PASSED|FAILED|ERROR)|passed|failed" | tail -50
 t1=$(date +%s.%N)
 s=$(date +%s.%N)

@@ -148,3 +148,50 @@ def test_what_a_holder_wrote_is_data_whatever_it_is():
         child.kill()
         child.wait()
     wait_until(lambda: claimed_by(GPU) is None)
+
+
+class _Driver:
+    """The two cuda-python calls the verdict's hook makes, for a device with this UUID."""
+
+    class CUresult:
+        CUDA_SUCCESS = 0
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    def cuDeviceGetUuid(self, dev):  # noqa: N802 - cuda-python's name
+        return 0, type("CUuuid", (), {"bytes": self.raw})()
+
+    def cuDeviceGetPCIBusId(self, n, dev):  # noqa: N802
+        return 0, b"0000:19:00.0\0\0"
+
+
+def test_the_verdict_holds_the_lock_per_scenario_and_records_the_gpu_and_any_wait(fake_gpus):
+    """Evaluation.gpu_hold with a device whose driver answers like cuda-python (no GPU here)."""
+    from evaluator.gpus import format_uuid
+    from evaluator.pipeline import EvalOptions, Evaluation
+    from evaluator.report import ScenarioResult
+    from evaluator.task import load_task
+
+    fake = fake_gpus(4)
+    raw = bytes.fromhex(fake.uuids[2][4:].replace("-", ""))
+    assert format_uuid(raw) == fake.uuids[2]
+    events = []
+    ev = Evaluation(load_task("rmsnorm-cuda"), None, EvalOptions(), events.append, None)
+    ev.device = type("Device", (), {"cu": _Driver(raw), "dev": 0})()
+    child = hold_in_child("timing", fake.uuids[2], 0.8, what="scenario of another evaluation")
+    result = ScenarioResult("r1024_c4096", {}, correct=False)
+    with ev.gpu_hold("scenario r1024_c4096", result):
+        pass
+    child.wait()
+    assert result.gpu["uuid"] == fake.uuids[2] and result.gpu["index"] == 2  # the node's number, by nvidia-smi
+    assert result.gpu["lock"] == "exclusive" and result.gpu["waited_s"] > 0.3
+    assert "scenario of another evaluation" in result.gpu["waited_for"]
+    assert [e["event"] for e in events] == ["gpu_wait", "gpu_lock"]
+    assert "GPU 2 is busy" in events[0]["message"] and "scenario r1024_c4096 waits" in events[0]["message"]
+    checks = Evaluation(load_task("rmsnorm-cuda"), None, EvalOptions(timing=False), events.append, None)
+    checks.device = ev.device
+    other = ScenarioResult("x", {}, correct=False)
+    with checks.gpu_hold("scenario x", other):
+        pass
+    assert other.gpu["lock"] == "shared" and "waited_s" not in other.gpu
