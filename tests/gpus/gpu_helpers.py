@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -83,13 +82,3 @@ def hold_in_child(kind: str, uuid: str, seconds: float, what: str = "a test hold
     assert first.startswith(("held", "refused")), first
     proc.first_line = first  # type: ignore[attr-defined]
     return proc
-
-
-def wait_until(predicate, timeout: float = 10.0, step: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = predicate()
-        if got:
-            return got
-        time.sleep(step)
-    raise AssertionError(f"not reached within {timeout:g} s")

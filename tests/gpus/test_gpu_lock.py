@@ -11,7 +11,8 @@ import time
 import pytest
 
 from evaluator.gpu_lock import GpuLockError, TimingLock, claim, claimed_by, holder_text, lock_dir
-from gpu_helpers import hold_in_child, uuid_of, wait_until
+from fleet_helpers import wait_until
+from gpu_helpers import hold_in_child, uuid_of
 
 GPU = uuid_of(3)
 
