@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_DIR = "/tmp/kernelseek-gpu-locks"
-PINNED_ENV = "KERNELSEEK_GPU"  # the UUID a session's runner holds, for the commands it starts
 INFO_BYTES = 2048
 CLAIM_TRIES = 5
 CLAIM_RETRY_S = 0.01

@@ -29,6 +29,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 SMI_TIMEOUT_S = 20.0
+# set for a process pinned to one GPU (a session's runner, a sweep's shard), with CUDA_VISIBLE_DEVICES
+PINNED_ENV = "KERNELSEEK_GPU"  # its UUID
+PINNED_INDEX_ENV = "KERNELSEEK_GPU_INDEX"  # its number on the node (so nobody asks nvidia-smi again)
 _UUID = re.compile(r"^(GPU|MIG)-[0-9a-fA-F-]+$")
 
 
@@ -244,9 +247,21 @@ def device_gpu(device: Any) -> dict[str, Any]:
     return out
 
 
+def pin_env(gpu: Gpu) -> dict[str, str]:
+    """The environment that pins a process (and all it starts) to `gpu`."""
+    env = {"CUDA_VISIBLE_DEVICES": gpu.uuid, PINNED_ENV: gpu.uuid}
+    if gpu.index is not None:
+        env[PINNED_INDEX_ENV] = str(gpu.index)
+    return env
+
+
 @functools.lru_cache(maxsize=64)
 def node_index(uuid: str) -> int | None:
-    """The node's number of the GPU with this UUID (None when nobody can say)."""
+    """The node's number of the GPU with this UUID (None when nobody can say): from the pin its
+    parent set, else from nvidia-smi."""
+    hint = os.environ.get(PINNED_INDEX_ENV, "")
+    if os.environ.get(PINNED_ENV) == uuid and hint.isdigit():
+        return int(hint)
     try:
         gpus = node_gpus()
         mine = allocation(gpus) if os.environ.get("CUDA_VISIBLE_DEVICES") is not None else gpus

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.errors import DeviceUnavailable, EvaluatorError, TaskError
-from evaluator.gpu_lock import PINNED_ENV, Claim, TimingLock, claim, claimed_by, holder_text
-from evaluator.gpus import Gpu, allocation, compute_processes, node_gpus
+from evaluator.gpu_lock import Claim, TimingLock, claim, claimed_by, holder_text
+from evaluator.gpus import PINNED_ENV, Gpu, allocation, compute_processes, node_gpus, pin_env
 from evaluator.report import EvalReport, ScenarioResult
 from evaluator.task import Scenario, Task, load_task
 
@@ -281,8 +281,7 @@ def sweep_over(task: Task | str | Path, candidate: str | Path | None, gpus: list
     rest = {k: v for k, v in options.items() if k not in ("only", "seed", "quick")}
 
     def run(shard: Shard) -> None:
-        shard_env = dict(os.environ if env is None else env)
-        shard_env["CUDA_VISIBLE_DEVICES"] = shard.gpu.uuid
+        shard_env = {**(os.environ if env is None else env), **pin_env(shard.gpu)}
         tick = time.monotonic()
         try:
             shard.report = evaluate(task, cand, quick=quick, only=names_regex(shard.names), seed=eval_seed,

@@ -24,8 +24,8 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 
 from agent.launch import LaunchError
-from evaluator.gpu_lock import PINNED_ENV, Claim, GpuLockError, claim, claimed_by, holder_text
-from evaluator.gpus import AllocationError, Gpu, GpuQueryError, allocation, compute_processes, node_gpus
+from evaluator.gpu_lock import Claim, GpuLockError, claim, claimed_by, holder_text
+from evaluator.gpus import AllocationError, Gpu, GpuQueryError, allocation, compute_processes, node_gpus, pin_env
 
 GPU_POLICIES = "auto (a free GPU; refuse when none is free), an index or UUID, or none (no pinning)"
 
@@ -50,8 +50,7 @@ class Placement:
     claim: Claim | None
 
     def apply(self, env: MutableMapping[str, str]) -> None:
-        env["CUDA_VISIBLE_DEVICES"] = self.gpu.uuid
-        env[PINNED_ENV] = self.gpu.uuid
+        env.update(pin_env(self.gpu))
 
     def to_json(self) -> dict:
         return self.gpu.to_json()

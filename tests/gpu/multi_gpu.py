@@ -83,6 +83,9 @@ def stage_sessions(out: Path, task: str, n: int, summary: dict) -> bool:
         while time.monotonic() < deadline and not all(_ended(s) for s in sessions):
             time.sleep(2)
         wall = time.monotonic() - t0
+    deadline = time.monotonic() + 60  # the runners let their GPUs go as they exit
+    while time.monotonic() < deadline and idle_count()[0] < n:
+        time.sleep(1)
     rows = []
     for s in sessions:
         events = _events(s)

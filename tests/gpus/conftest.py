@@ -21,7 +21,7 @@ def private_gpu_locks(tmp_path_factory, monkeypatch):
     GPU allocation of the machine running the tests."""
     locks = tmp_path_factory.mktemp("gpu-locks")
     monkeypatch.setenv("KERNELSEEK_GPU_LOCKS", str(locks))
-    for var in ("CUDA_VISIBLE_DEVICES", "KERNELSEEK_GPU", "SLURM_JOB_ID", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
+    for var in ("CUDA_VISIBLE_DEVICES", "KERNELSEEK_GPU", "KERNELSEEK_GPU_INDEX", "SLURM_JOB_ID", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
                 "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID"):
         monkeypatch.delenv(var, raising=False)
     yield locks

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.gpus import (AllocationError, Gpu, GpuQueryError, allocation, format_uuid, node_gpus,
-                            parse_compute_apps, parse_gpu_list, visible_entries)
+from evaluator.gpus import (AllocationError, Gpu, GpuQueryError, allocation, format_uuid, node_gpus, node_index,
+                            parse_compute_apps, parse_gpu_list, pin_env, visible_entries)
 from gpu_helpers import uuid_of
 
 # as `nvidia-smi --query-gpu=index,uuid,name,memory.total --format=csv,noheader,nounits` prints them
@@ -86,3 +86,12 @@ def test_without_nvidia_smi_cuda_python_lists_the_devices_or_there_are_none(monk
         assert [g.index for g in gpus] == list(range(len(gpus)))
     else:
         assert gpus == []
+
+
+def test_a_pinned_process_knows_its_gpus_number_without_asking_nvidia_smi(fake_gpus, monkeypatch):
+    fake = fake_gpus(4)
+    for k, v in pin_env(Gpu(2, fake.uuids[2])).items():
+        monkeypatch.setenv(k, v)
+    assert node_index(fake.uuids[2]) == 2 and fake.calls() == []
+    assert node_index(fake.uuids[3]) == 3 and fake.calls()  # another GPU: nvidia-smi says
+    node_index.cache_clear()

@@ -8,6 +8,7 @@ import pytest
 
 from fake_anthropic import FakeAnthropic, Reply, by_step, tool
 from agent_helpers import kernelseek as start_runner
+from sessions.inbox import Inbox
 from fleet_helpers import cli_env, events, kernelseek, of_type, sessions_json, wait_for_event, wait_until, \
     write_config
 
@@ -64,7 +65,7 @@ def test_four_sessions_land_on_four_gpus_and_a_fifth_waits_for_one_to_end(fake_g
 
         # one ends: its GPU is free again, and the next session lands there
         gone = places[2]
-        assert kernelseek(["stop", str(sessions[2])], env).returncode == 0
+        Inbox(sessions[2]).request_stop(author="test")  # as `kernelseek stop` asks it
         wait_until(lambda: of_type(events(sessions[2]), "session_end"), timeout=60, what="the stopped session's end")
         again = home / "sessions" / "again"
         runner = start_runner(["run", "rmsnorm-cuda", "--session", str(again), "--config", str(cfg), "--quiet"], env)
@@ -73,5 +74,21 @@ def test_four_sessions_land_on_four_gpus_and_a_fifth_waits_for_one_to_end(fake_g
             assert events(again)[0]["place"]["gpu"]["uuid"] == gone["uuid"]
         finally:
             for s in [*sessions, again]:
-                kernelseek(["stop", str(s)], env)
+                Inbox(s).request_stop(author="test")
             runner.wait(60)
+
+
+def test_a_rows_gpu_is_the_pinned_gpus_number_and_the_uuid_is_kept():
+    from console.sessions_view import session_row
+    from sessions.digest import RunnerView, SessionDigest
+    from gpu_helpers import uuid_of
+
+    d = SessionDigest(task="rmsnorm-cuda", pid=42, host="node7")
+    d.place = {"launcher": "local", "host": "node7", "pid": 42, "gpus": uuid_of(3),
+               "gpu": {"index": 3, "uuid": uuid_of(3), "name": "NVIDIA H200"}}
+    row = session_row("s", "/x/s", d)
+    assert row.gpus == "3" and row.gpu_uuid == uuid_of(3) and row.to_dict()["gpu_uuid"] == uuid_of(3)
+    d.place = {"launcher": "slurm", "job_id": "812_1", "gpus": "1"}  # a runner that pinned nothing
+    assert session_row("s", "/x/s", d, view=RunnerView("slurm", "job 812_1", True, gpus="1")).gpus == "1"
+    d.place = {"gpu": {"uuid": "MIG-0f1e2d3c-aaaa"}}  # no index known: the UUID's start
+    assert session_row("s", "/x/s", d).gpus == "MIG-0f1e2d3c"

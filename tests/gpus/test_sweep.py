@@ -81,19 +81,21 @@ def test_a_sweep_over_two_gpus_is_the_single_evaluation_split_and_merged():
         return evaluate_isolated(*a, **kw)
 
     t0 = time.monotonic()
-    merged = sweep_over("softmax-cpu", None, TWO, timing=False, seed=11, evaluate=evaluate, progress=events.append)
+    merged = sweep_over("softmax-cpu", None, TWO, quick=True, timing=False, seed=11, evaluate=evaluate,
+                        progress=events.append)
     wall = time.monotonic() - t0
-    single = evaluate_isolated("softmax-cpu", None, timing=False, seed=11)
+    single = evaluate_isolated("softmax-cpu", None, quick=True, timing=False, seed=11)
     task = load_task("softmax-cpu")
-    assert [s.name for s in merged.scenarios] == [s.name for s in task.scenarios] == [s.name for s in single.scenarios]
-    assert merged.eval_seed == single.eval_seed == 11 and merged.total == single.total == len(task.scenarios)
+    order = [s.name for s in task.select(quick=True)]
+    assert [s.name for s in merged.scenarios] == order == [s.name for s in single.scenarios]
+    assert merged.eval_seed == single.eval_seed == 11 and merged.total == single.total == len(order) == 3
     assert merged.all_correct and merged.error is None
     for m, s in zip(merged.scenarios, single.scenarios):  # the same inputs, so the same errors
         for out, errs in s.errors.items():
             assert m.errors[out]["rel_l2"] == pytest.approx(errs["rel_l2"], rel=1e-9, abs=1e-15)
     # each shard on its own GPU, with its own scenarios, one seed for all
     assert sorted(e[0] for e in envs) == [uuid_of(0), uuid_of(1)] and {e[2] for e in envs} == {11}
-    by_gpu = {e[0]: {s.name for s in task.select(False, e[1])} for e in envs}
+    by_gpu = {e[0]: {s.name for s in task.select(True, e[1])} for e in envs}
     assert not (by_gpu[uuid_of(0)] & by_gpu[uuid_of(1)])
     for s in merged.scenarios:
         assert s.name in by_gpu[s.gpu["uuid"]] and s.gpu["index"] == int(s.gpu["uuid"][4:12], 16)
