@@ -259,14 +259,18 @@ class TimingLock:
 # -- the verdict's side ------------------------------------------------------------------------------
 
 class VerdictGpu:
-    """The GPU an evaluation's verdict opened, and its timing lock: every scenario (and a peak
-    measurement) holds the lock, exclusively when it times, shared when it only checks; a wait is
-    announced through `progress` (`gpu_wait`, then `gpu_lock` with the seconds waited)."""
+    """The GPU an evaluation's verdict opened, and its timing lock. The verdict holds the lock for
+    all its scenarios at once (exclusively when it times, shared when it only checks) and for a
+    peak measurement: work an evaluation sends ahead across scenarios (the next scenario's set-up)
+    stays inside its hold. A hold inside the held one only notes a scenario's span for its result.
+    A wait is announced through `progress` (`gpu_wait`, then `gpu_lock` with the seconds waited)."""
 
     def __init__(self, ident: dict[str, Any], progress: Callable[[dict[str, Any]], None]) -> None:
         self.ident = ident  # {uuid, index, pci_bus_id}
         self.progress = progress
         self._what = ""
+        self.current: Held | None = None  # the hold this evaluation has now
+        self._wait_told = False
         self.lock = TimingLock(ident["uuid"], on_wait=self._waiting)
 
     @classmethod
@@ -283,17 +287,40 @@ class VerdictGpu:
     def _waiting(self, holder: dict[str, Any]) -> None:
         gpu = f"GPU {self.ident['index']}" if self.ident.get("index") is not None else self.ident["uuid"]
         self.progress({"event": "gpu_wait", "what": self._what, "gpu": self.ident, "holder": holder_text(holder),
-                       "message": f"{gpu} is busy ({holder_text(holder)}): {self._what} waits for it"})
+                       "message": f"{gpu} is busy ({holder_text(holder)}); this evaluation waits for it "
+                                  f"({self._what})"})
 
     @contextlib.contextmanager
-    def hold(self, what: str, *, exclusive: bool = True) -> Iterator[Held]:
+    def hold(self, what: str, *, exclusive: bool = True, result: Any = None) -> Iterator[None]:
+        """Hold the lock for `what` (or, inside a hold, note `what`'s span); `result` (a
+        ScenarioResult) gets `gpu`: which GPU, the lock, the span it ran in, a wait before it."""
+        since = time.time()
+        if self.current is not None:
+            try:
+                yield
+            finally:
+                self._note(result, self.current, since)
+            return
         self._what = what
         with self.lock.hold(what, exclusive=exclusive) as held:
             if held.waited_s:
+                self._wait_told = False
                 self.progress({"event": "gpu_lock", "what": what, "gpu": self.ident,
                                "waited_s": round(held.waited_s, 3)})
-            yield held
+            self.current = held
+            try:
+                yield
+            finally:
+                self.current = None
+                self._note(result, held, held.since)
 
-    def record(self, held: Held) -> dict[str, Any]:
-        """What a scenario's result says of the GPU that measured it."""
-        return {k: v for k, v in self.ident.items() if v is not None} | held.record()
+    def _note(self, result: Any, held: Held, since: float) -> None:
+        if result is None:
+            return
+        record = {k: v for k, v in self.ident.items() if v is not None} | held.record()
+        record["held"] = [round(since, 4), round(time.time(), 4)]  # this scenario's span, inside the hold
+        if self._wait_told:  # the wait belongs to the first scenario that came after it
+            record.pop("waited_s", None)
+            record.pop("waited_for", None)
+        self._wait_told = True
+        result.gpu = record

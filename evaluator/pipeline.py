@@ -208,7 +208,9 @@ class Evaluation:
         self.progress({"event": "head", "report": report.to_json()})
         self.progress({"event": "start", "total": len(self.scenarios), "names": [s.name for s in self.scenarios],
                        "eval_seed": self.eval_seed})
-        self._scenarios(report)
+        # one hold of the GPU for all the scenarios: what one scenario sends ahead stays inside it
+        with self.gpu_hold(f"{'timing' if self.opts.timing else 'checking'} {task.name}"):
+            self._scenarios(report)
 
     def _scenarios(self, report: EvalReport) -> None:
         """Each scenario in turn; on cuda the next scenario's inputs are made while this one runs
@@ -250,12 +252,10 @@ class Evaluation:
     # parts ---------------------------------------------------------------------------------
     @contextlib.contextmanager
     def gpu_hold(self, what: str, result: Any = None, exclusive: bool | None = None) -> Iterator[None]:
-        """cuda: hold the GPU's timing lock (evaluator.gpu_lock) around `what`: exclusively when
-        this evaluation times, shared when it only checks; `result` records the GPU and the hold."""
-        if self.task.backend != "cuda" or self.device is None:
-            yield
-            return
-        if self._gpu is None:
+        """cuda: hold the GPU's timing lock (evaluator.gpu_lock.VerdictGpu) around `what`,
+        exclusively when this evaluation times, shared when it only checks; inside a hold, note
+        `what`'s span. `result` records the GPU and the hold."""
+        if self._gpu is None and self.task.backend == "cuda" and self.device is not None:
             from evaluator.gpu_lock import VerdictGpu
 
             self._gpu = VerdictGpu.of(self.device, self.progress) or False
@@ -264,13 +264,8 @@ class Evaluation:
             return
         if self._report is not None:
             self._report.device["gpu"] = dict(self._gpu.ident)
-        with self._gpu.hold(what, exclusive=self.opts.timing if exclusive is None else exclusive) as held:
-            try:
-                yield
-            finally:
-                if result is not None:
-                    held.until = time.time()
-                    result.gpu = self._gpu.record(held)
+        with self._gpu.hold(what, exclusive=self.opts.timing if exclusive is None else exclusive, result=result):
+            yield
 
     def runtime_libraries(self, paths: list[str], report: EvalReport | None = None) -> None:
         """Record code the host mapped at run time that the build did not link (a violation)."""
@@ -359,7 +354,7 @@ class Evaluation:
     def _peaks(self) -> dict[str, Any]:
         assert self.device is not None
         if self.task.backend == "cuda":
-            with self.gpu_hold("the device's peaks", exclusive=True):  # measured once per GPU model: a timing like any other
+            with self.gpu_hold("measuring the device's peaks", exclusive=True):  # measured once per GPU model: a timing like any other
                 peaks = dict(self.device.peaks(self.cache_dir, "memory"))
                 peaks |= self.device.peaks(self.cache_dir, "fp32")
                 if self.task.roofline not in ("memory", "fp32"):

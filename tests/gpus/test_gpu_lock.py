@@ -167,7 +167,7 @@ class _Driver:
         return 0, b"0000:19:00.0\0\0"
 
 
-def test_the_verdict_holds_the_lock_per_scenario_and_records_the_gpu_and_any_wait(fake_gpus):
+def test_the_verdict_holds_the_lock_for_its_scenarios_and_records_each_ones_gpu_and_the_wait(fake_gpus):
     """Evaluation.gpu_hold with a device whose driver answers like cuda-python (no GPU here)."""
     from evaluator.gpus import format_uuid
     from evaluator.pipeline import EvalOptions, Evaluation
@@ -181,18 +181,26 @@ def test_the_verdict_holds_the_lock_per_scenario_and_records_the_gpu_and_any_wai
     ev = Evaluation(load_task("rmsnorm-cuda"), None, EvalOptions(), events.append, None)
     ev.device = type("Device", (), {"cu": _Driver(raw), "dev": 0})()
     child = hold_in_child("timing", fake.uuids[2], 0.8, what="scenario of another evaluation")
-    result = ScenarioResult("r1024_c4096", {}, correct=False)
-    with ev.gpu_hold("scenario r1024_c4096", result):
-        pass
+    first, second = ScenarioResult("r1024_c4096", {}, correct=False), ScenarioResult("r8192_c1024", {}, correct=False)
+    with ev.gpu_hold("timing rmsnorm-cuda"):
+        with ev.gpu_hold("scenario r1024_c4096", first):  # inside the evaluation's hold: noted, not locked again
+            time.sleep(0.05)
+        assert TimingLock(fake.uuids[2]).holder()["what"] == "timing rmsnorm-cuda"  # held between scenarios too
+        with ev.gpu_hold("scenario r8192_c1024", second):
+            pass
     child.wait()
-    assert result.gpu["uuid"] == fake.uuids[2] and result.gpu["index"] == 2  # the node's number, by nvidia-smi
-    assert result.gpu["lock"] == "exclusive" and result.gpu["waited_s"] > 0.3
-    assert "scenario of another evaluation" in result.gpu["waited_for"]
+    assert TimingLock(fake.uuids[2]).holder() is None
+    for r in (first, second):
+        assert r.gpu["uuid"] == fake.uuids[2] and r.gpu["index"] == 2 and r.gpu["lock"] == "exclusive"
+    assert first.gpu["held"][1] - first.gpu["held"][0] >= 0.05 and first.gpu["held"][1] <= second.gpu["held"][0]
+    assert first.gpu["waited_s"] > 0.3 and "scenario of another evaluation" in first.gpu["waited_for"]
+    assert "waited_s" not in second.gpu  # the wait is told once, on the scenario that came after it
     assert [e["event"] for e in events] == ["gpu_wait", "gpu_lock"]
-    assert "GPU 2 is busy" in events[0]["message"] and "scenario r1024_c4096 waits" in events[0]["message"]
+    assert events[0]["message"].startswith("GPU 2 is busy (pid ")
+    assert "this evaluation waits for it (timing rmsnorm-cuda)" in events[0]["message"]
     checks = Evaluation(load_task("rmsnorm-cuda"), None, EvalOptions(timing=False), events.append, None)
     checks.device = ev.device
     other = ScenarioResult("x", {}, correct=False)
-    with checks.gpu_hold("scenario x", other):
-        pass
+    with checks.gpu_hold("checking rmsnorm-cuda"), checks.gpu_hold("scenario x", other):
+        assert TimingLock(fake.uuids[2]).holder() is None  # a shared hold leaves room for other checks
     assert other.gpu["lock"] == "shared" and "waited_s" not in other.gpu
