@@ -126,9 +126,13 @@ class Evaluations:
                           scenario=step.get("name"), phase=step.get("phase"))
             elif kind == "scenario_done":
                 result = step.get("result") or {}
-                self.emit("eval_progress", done=step.get("index", 0) + 1, total=total["n"],
+                total["done"] = step.get("index", 0) + 1
+                self.emit("eval_progress", done=total["done"], total=total["n"],
                           scenario=step.get("name"), phase="done", correct=result.get("correct"),
                           ratio=result.get("ratio"))
+            elif kind == "gpu_wait":  # another evaluation times on this GPU: ours waits its turn
+                self.emit("eval_progress", done=total.get("done", 0), total=total["n"],
+                          phase="waiting for the GPU", detail=step.get("message"))
 
         box: dict = {}
         stop = threading.Event()

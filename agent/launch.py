@@ -30,7 +30,8 @@ def run_argv(task: str | None = None, *, session: str | os.PathLike | None = Non
              grace: float | None = None, max_turns: int | None = None, max_cost: float | None = None,
              max_hours: float | None = None, config: str | os.PathLike | None = None,
              sessions_dir: str | os.PathLike | None = None, python: str | None = None,
-             group: str | None = None, agent: str | None = None, unsafe_no_sandbox: bool = False) -> list[str]:
+             group: str | None = None, agent: str | None = None, unsafe_no_sandbox: bool = False,
+             gpu: str | None = None) -> list[str]:
     """The command line of `kernelseek run` for these settings."""
     # `--on local`: this command is the runner itself, wherever a launcher started it
     argv = [python or sys.executable, "-m", "console", "run", "--quiet", "--on", "local"]
@@ -46,7 +47,7 @@ def run_argv(task: str | None = None, *, session: str | os.PathLike | None = Non
         argv += [str(task), "--session", str(session)]
     for flag, value in (("--model", model), ("--max-turns", max_turns), ("--max-cost", max_cost),
                         ("--max-hours", max_hours), ("--config", config), ("--sessions-dir", sessions_dir),
-                        ("--group", group)):
+                        ("--group", group), ("--gpu", gpu)):
         if value is not None:
             argv += [flag, str(value)]
     if autopilot:

@@ -437,7 +437,8 @@ class SessionModel:
         done, total = ev.get("done"), ev.get("total")
         done = done if isinstance(done, int) else 0
         total = total if isinstance(total, int) else (run.total or 0)
-        scenario = clean_line(ev.get("scenario") or "")[:60]
+        waiting = ev.get("phase") == "waiting for the GPU"  # another evaluation times on it
+        scenario = clean_line(ev.get("scenario") or ("waiting for the GPU" if waiting else ""))[:60]
         run.marks.append((ei, done, total, scenario))
         row = self.rows[run.row]
         row.note = f"{done}/{total} {scenario}".strip()

@@ -51,6 +51,7 @@ class SessionRow:
     last_eval: dict | None = None
     pending_ids: tuple = ()  # inbox ids the runner has not taken yet
     needs_since: float | None = None  # when it began to wait for you (while it does)
+    gpu_uuid: str | None = None  # the GPU the runner is pinned to (`gpus` then holds its index)
     rank_events: tuple = ()  # what ranking bank questions needs (only while it needs you)
 
     @property
@@ -83,7 +84,8 @@ def session_row(name: str, path: str, d: SessionDigest, *, undelivered: list[dic
     place = d.place or {}
     launch = launch or {}
     node = (view.node if view else None) or place.get("node") or d.host
-    gpus = place.get("gpus") or (view.gpus if view else None)
+    pinned = place.get("gpu") if isinstance(place.get("gpu"), dict) else {}
+    gpus = pinned_label(pinned) or place.get("gpus") or (view.gpus if view else None)
     if view is not None:
         where = view.where
     elif d.pid is not None:
@@ -101,7 +103,14 @@ def session_row(name: str, path: str, d: SessionDigest, *, undelivered: list[dic
         undelivered=len(undelivered), pending_ids=tuple(m.get("id") for m in undelivered), evals=d.evals, questions_asked=d.human_messages, tokens=d.tokens,
         cost=d.cost_usd, autopilot=d.autopilot, last_seq=d.last_seq, last_eval=d.last_eval,
         rank_events=tuple(d.rank_events()) if group == NEEDS else (),
-        needs_since=d.needs_since if group == NEEDS else None)
+        needs_since=d.needs_since if group == NEEDS else None, gpu_uuid=_clean(pinned.get("uuid")))
+
+
+def pinned_label(gpu: dict) -> str | None:
+    """The pinned GPU as people name it: its index on the node (the UUID's start without one)."""
+    if isinstance(gpu.get("index"), int):
+        return str(gpu["index"])
+    return str(gpu["uuid"])[:12] if gpu.get("uuid") else None
 
 
 def _clean(v: object) -> str | None:

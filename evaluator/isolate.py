@@ -122,6 +122,9 @@ class _Parent:
         self.final: dict[str, Any] | None = None
         self.fatal: dict[str, Any] | None = None
         self.cancel: threading.Event | None = None
+        # waiting for a GPU another evaluation times on is not this evaluation's time
+        self.waited_s = 0.0
+        self.waiting_since: float | None = None
 
     def run(self, request: dict[str, Any], python: str, base_env: dict[str, str] | None = None) -> EvalReport:
         read_fd, write_fd = os.pipe()
@@ -162,7 +165,7 @@ class _Parent:
                 now = time.monotonic()
                 if self.cancel is not None and self.cancel.is_set():
                     return "cancelled"
-                if now - t0 > self.limit:
+                if now - t0 - self.waited_s - (now - self.waiting_since if self.waiting_since else 0.0) > self.limit:
                     return f"the evaluation ran past its time limit of {self.limit:.0f} s"
                 if now - last > self.stall:
                     return f"the child was silent for {self.stall:.0f} s (hung with the interpreter locked)"
@@ -193,6 +196,11 @@ class _Parent:
         if kind == "fatal":
             self.fatal = msg
             return
+        if kind == "gpu_wait":
+            self.waiting_since = time.monotonic()
+        elif kind == "gpu_lock" and self.waiting_since is not None:
+            self.waited_s += time.monotonic() - self.waiting_since
+            self.waiting_since = None
         if kind == "scenario":
             self.current = msg
         elif kind == "scenario_done":

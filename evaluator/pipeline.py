@@ -14,10 +14,11 @@ writes the report and the goal verdict.
 """
 from __future__ import annotations
 
+import contextlib
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -115,6 +116,7 @@ class Evaluation:
         self._report: EvalReport | None = None
         self.census_note = "no launch census"
         self._stamp: Any = None  # the wire helper's stamp (False: it does not build here)
+        self._gpu: Any = None  # cuda: the opened GPU and its timing lock (evaluator.gpu_lock.VerdictGpu)
 
     @property
     def compute_peak_key(self) -> str:
@@ -237,7 +239,9 @@ class Evaluation:
         self.progress({"event": "head", "report": report.to_json()})
         self.progress({"event": "start", "total": len(self.scenarios), "names": [s.name for s in self.scenarios],
                        "eval_seed": self.eval_seed})
-        self._scenarios(report)
+        # one hold of the GPU for all the scenarios: what one scenario sends ahead stays inside it
+        with self.gpu_hold(f"{'timing' if self.opts.timing else 'checking'} {task.name}"):
+            self._scenarios(report)
         lap("scenarios")
 
     def _start_hosts(self) -> dict[str, Any]:
@@ -322,7 +326,8 @@ class Evaluation:
                 run.after_timing = lambda index=index: set_up_next(index)
                 self._where = f" in scenario {scenario.name}"
                 try:
-                    result = run.run()
+                    with self.gpu_hold(f"scenario {scenario.name}", run.result):
+                        result = run.run()
                 except (KernelFault, HostFailure) as exc:
                     run.result.failure = f"{getattr(exc, 'kind', 'fault')}: {exc}"
                     report.scenarios.append(run.result)
@@ -336,6 +341,23 @@ class Evaluation:
                     pool.shutdown(wait=True, cancel_futures=True)
 
     # parts ---------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def gpu_hold(self, what: str, result: Any = None, exclusive: bool | None = None) -> Iterator[None]:
+        """cuda: hold the GPU's timing lock (evaluator.gpu_lock.VerdictGpu) around `what`,
+        exclusively when this evaluation times, shared when it only checks; inside a hold, note
+        `what`'s span. `result` records the GPU and the hold."""
+        if self._gpu is None and self.task.backend == "cuda" and self.device is not None:
+            from evaluator.gpu_lock import VerdictGpu
+
+            self._gpu = VerdictGpu.of(self.device, self.progress) or False
+        if not self._gpu:
+            yield
+            return
+        if self._report is not None:
+            self._report.device["gpu"] = dict(self._gpu.ident)
+        with self._gpu.hold(what, exclusive=self.opts.timing if exclusive is None else exclusive, result=result):
+            yield
+
     def runtime_libraries(self, paths: list[str], report: EvalReport | None = None) -> None:
         """Record code the host mapped at run time that the build did not link (a violation)."""
         if not paths:
@@ -427,10 +449,11 @@ class Evaluation:
     def _peaks(self) -> dict[str, Any]:
         assert self.device is not None
         if self.task.backend == "cuda":
-            peaks = dict(self.device.peaks(self.cache_dir, "memory"))
-            peaks |= self.device.peaks(self.cache_dir, "fp32")
-            if self.task.roofline not in ("memory", "fp32"):
-                peaks |= self.device.peaks(self.cache_dir, self.task.roofline)
+            with self.gpu_hold("measuring the device's peaks", exclusive=True):  # measured once per GPU model: a timing like any other
+                peaks = dict(self.device.peaks(self.cache_dir, "memory"))
+                peaks |= self.device.peaks(self.cache_dir, "fp32")
+                if self.task.roofline not in ("memory", "fp32"):
+                    peaks |= self.device.peaks(self.cache_dir, self.task.roofline)
             return peaks
         return self.device.peaks(self.cache_dir)
 

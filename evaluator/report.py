@@ -48,6 +48,7 @@ class ScenarioResult:
     seconds: float = 0.0
     physics: dict[str, Any] | None = None  # the fastest time the measured peaks allow (audit.Floor)
     phases: dict[str, float] = field(default_factory=dict)  # seconds per phase of the verdict's work
+    gpu: dict[str, Any] | None = None  # cuda: the GPU that measured it (index, uuid) and its timing lock's hold
 
     def to_json(self) -> dict[str, Any]:
         return _finite(asdict(self))

@@ -100,6 +100,11 @@ def launch(task: str, *, on: str = "local", count: int = 1, arms: list[Arm] | No
     count = max(count, len(arms), 1)
     if session is not None and count > 1:
         raise LaunchUsageError("--session names one session; --count and --arms make their own")
+    if on == "local":  # runners on this node: as many free GPUs as sessions, or nothing starts
+        from agent.launchers.place import check_free
+        from evaluator.task import load_task
+
+        check_free(load_task(task).backend, count, settings.get("gpu"))
     base = sessions_root(sessions_dir)
     batch = None
     if count > 1:

@@ -18,7 +18,12 @@ DESCRIPTION = (
     "crashed or hung, or its timing cannot be trusted (work off the stream or after returning,\n"
     "times the verdict's clock contradicts, faster than the machine's peaks) -- with\n"
     "--require-goal also when the goal is not met or must be re-measured; 2 a bad task or usage;\n"
-    "3 the candidate does not build; 4 the task needs a GPU this machine lacks."
+    "3 the candidate does not build; 4 the task needs a GPU this machine lacks (or --gpus finds\n"
+    "too few idle ones).\n"
+    "\n"
+    "--gpus N|all spreads a cuda task's scenarios over N (or all) idle GPUs of this node: each\n"
+    "scenario's seed and candidate are timed back to back on one GPU, the shards share one eval\n"
+    "seed and one build, and one report says which GPU measured each scenario."
 )
 
 
@@ -33,6 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, metavar="S", help="limit for the whole evaluation, seconds")
     p.add_argument("--require-goal", action="store_true",
                    help="exit 1 unless the task's goal is met (not met, or re-measure needed)")
+    p.add_argument("--gpus", metavar="N|all",
+                   help="spread the scenarios over N (or all) idle GPUs of this node; one merged report")
+
+
+class _UsageError(Exception):
+    exit_code = 2
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,11 +57,26 @@ def run(args: argparse.Namespace) -> int:
     err = Console(stderr=True, highlight=False)
     out = err if to_stdout else Console(highlight=False)
     task = load_task(args.task)
-    with _ProgressView(err, task.name) as view:
-        report = evaluate_isolated(
-            task, args.candidate, quick=args.quick, only=args.only, seed=args.seed,
-            time_budget_s=args.budget, timeout_s=args.timeout, progress=view.update,
-        )
+    options = dict(quick=args.quick, only=args.only, seed=args.seed, time_budget_s=args.budget,
+                   timeout_s=args.timeout)
+    picked = None
+    if args.gpus is not None:  # the GPUs first: a busy node is one line, before any progress
+        from evaluator.sweep import parse_gpus, pick_for_sweep, sweep_over
+
+        try:
+            count = parse_gpus(args.gpus)
+        except ValueError:
+            raise _UsageError(f"--gpus {args.gpus}: give a number of GPUs or all") from None
+        picked = pick_for_sweep(task, count)
+    try:
+        with _ProgressView(err, task.name) as view:
+            if picked is not None:
+                report = sweep_over(task, args.candidate, picked.gpus, progress=view.update, **options)
+            else:
+                report = evaluate_isolated(task, args.candidate, progress=view.update, **options)
+    finally:
+        if picked is not None:
+            picked.release()
     _print_report(out, report)
     if args.json:
         text = json.dumps(report.to_json(), indent=1)
@@ -91,10 +117,20 @@ class _ProgressView:
             ok = "built" if event.get("ok") else "[red]FAILED[/red]"
             self.progress.console.print(f"  {event.get('role')}: {ok} ({state})")
         elif kind == "start":
+            gpus = event.get("gpus")
             self.progress.update(self.bar, total=event["total"], completed=0,
-                                 description=f"{self.task}: eval seed {event['eval_seed']}")
+                                 description=f"{self.task}: eval seed {event['eval_seed']}"
+                                 + (f" on {len(gpus)} GPUs" if gpus else ""))
         elif kind == "scenario":
             self.progress.update(self.bar, detail=f"{event['name']} · {event['phase']}")
+        elif kind == "shard_start":
+            self.progress.console.print(f"  {gpu_text(event.get('gpu'))}: {event.get('total')} scenarios",
+                                        markup=False, highlight=False)
+        elif kind == "gpu_wait":
+            self.progress.console.print(f"  {event.get('message')}", markup=False, highlight=False)
+        elif kind == "gpu_lock":
+            self.progress.console.print(f"  {gpu_text(event.get('gpu'))}: had it after {event.get('waited_s')} s",
+                                        markup=False, highlight=False)
         elif kind == "scenario_done":
             result = event["result"]
             ratio = result.get("ratio")
@@ -113,13 +149,14 @@ def _print_report(console: Any, report: Any) -> None:
         console.print("[bold red]the candidate did not build[/bold red]")
         console.print(str(report.build.get("log", "")), markup=False, highlight=False)
     rows = sorted(report.scenarios, key=lambda s: s.sort_key)
+    swept = bool(report.device.get("gpus"))  # a sharded sweep: which GPU measured each scenario
     if rows:
         table = Table(title=f"{report.task} · eval seed {report.eval_seed}", title_justify="left")
         wide = console.width >= 110  # the rate column only where the flags still have room
         # numbers keep their width; a long scenario name is cut with an ellipsis instead
         table.add_column("scenario", no_wrap=True, overflow="ellipsis", min_width=12, ratio=3)
         for name, width in (("seed ms", 8), ("cand ms", 8), ("ratio", 6), ("95% CI", 11)) + (
-                (("rate", 14),) if wide else ()):
+                (("rate", 14),) if wide else ()) + ((("gpu", 3),) if swept else ()):
             table.add_column(name, justify="right", no_wrap=True, min_width=width)
         table.add_column("flags / failure", overflow="fold", min_width=10, ratio=2)
         for s in rows:
@@ -129,6 +166,7 @@ def _print_report(console: Any, report: Any) -> None:
                 Text(s.name, style="" if s.correct else "red"), _f(s.seed_ms, ".4g"), _f(s.cand_ms, ".4g"),
                 Text(_f(s.ratio, ".3f"), style=verdict),
                 f"{s.ci[0]:.3f}-{s.ci[1]:.3f}" if s.ci else "", *((rate,) if wide else ()),
+                *((_gpu_cell(s.gpu),) if swept else ()),
                 Text(s.failure or "", style="red") if not s.correct else Text(" ".join(s.flags)),
             )
         console.print(table)
@@ -143,6 +181,9 @@ def _print_report(console: Any, report: Any) -> None:
     if rows:
         console.print(Text(LEGEND, style="dim"))
     console.print(Text(report.host_text(), style="yellow" if report.host.get("kind") == "none" else "dim"))
+    where = measured_on(report)
+    if where:
+        console.print(Text(where, style="dim"))
     for v in summary["violations"]:
         console.print(Text.assemble(("violation", "red"), f": {v}"))
     if report.error:
@@ -155,3 +196,32 @@ def _print_report(console: Any, report: Any) -> None:
 
 def _f(value: Any, spec: str) -> str:
     return format(value, spec) if isinstance(value, (int, float)) else "-"
+
+
+def gpu_text(gpu: Any) -> str:
+    """`GPU 3`, or the start of the UUID when the index is unknown."""
+    if not isinstance(gpu, dict):
+        return "GPU ?"
+    return f"GPU {gpu['index']}" if gpu.get("index") is not None else str(gpu.get("uuid", "GPU ?"))[:12]
+
+
+def _gpu_cell(gpu: Any) -> str:
+    return "" if not isinstance(gpu, dict) else str(gpu["index"]) if gpu.get("index") is not None else \
+        str(gpu.get("uuid", ""))[4:12]
+
+
+def measured_on(report: Any) -> str:
+    """Which GPU(s) measured the report, and any wait for a GPU another evaluation timed on."""
+    waits = [s.gpu for s in report.scenarios if isinstance(s.gpu, dict) and s.gpu.get("waited_s")]
+    waited = sum(g["waited_s"] for g in waits)
+    wait = f" · waited {waited:.1f} s for the GPU ({waits[0].get('waited_for', 'another evaluation')})" \
+        if waits else ""
+    shards = report.options.get("shards") if isinstance(report.options, dict) else None
+    if shards:
+        parts = ", ".join(f"{gpu_text(s.get('gpu'))} {s.get('scenarios')} in {s.get('seconds', 0):.0f} s"
+                          for s in shards)
+        return f"swept over {len(shards)} GPUs in {report.duration_s:.1f} s: {parts}{wait}"
+    gpu = report.device.get("gpu") if isinstance(report.device, dict) else None
+    if gpu:
+        return f"measured on {gpu_text(gpu)} ({gpu.get('uuid', '?')}){wait}"
+    return wait.lstrip(" ·")

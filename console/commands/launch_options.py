@@ -1,6 +1,6 @@
 """Where `run` and `steer` start the agent: the launcher flags both commands share.
 
-    --on local|slurm   --count N   --arms A,B   --group NAME
+    --on local|slurm   --count N   --arms A,B   --group NAME   --gpu auto|N|UUID|none
     --gpus N  --partition P  --time T  --account A  --sbatch-arg ARG ...   (with --on slurm)
 
 Slurm defaults come from the agent config file's `slurm:` section; flags override them.
@@ -23,6 +23,10 @@ def add_launch_arguments(p: argparse.ArgumentParser) -> None:
                         "agent=claude-code, max-turns=N, ... joined by + within an arm (e.g. autopilot,none)")
     g.add_argument("--group", metavar="NAME",
                    help="share the session directory with this group (default: private to you, 0700)")
+    g.add_argument("--gpu", metavar="WHICH", default=None,
+                   help="the GPU a cuda task's session is pinned to: auto (default: a free one of this node, "
+                        "or of the Slurm job; refuse when none is free), an index or UUID, or none (no "
+                        "pinning: sessions share GPUs and their evaluations take turns timing)")
     s = p.add_argument_group("Slurm (with --on slurm; defaults from the config file's slurm: section)")
     s.add_argument("--gpus", metavar="N", help="GPUs per session (sbatch --gpus)")
     s.add_argument("--partition", metavar="P", help="partition to submit to")

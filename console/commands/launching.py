@@ -19,7 +19,7 @@ def agent_settings(args: argparse.Namespace) -> dict:
     return {"model": args.model, "autopilot": autopilot, "grace": args.grace if autopilot else None,
             "max_turns": args.max_turns, "max_cost": args.max_cost, "max_hours": args.max_hours,
             "config": args.config, "agent": agent if agent not in (None, "native") else None,
-            "unsafe_no_sandbox": bool(getattr(args, "unsafe_no_sandbox", False))}
+            "unsafe_no_sandbox": bool(getattr(args, "unsafe_no_sandbox", False)), "gpu": getattr(args, "gpu", None)}
 
 
 def start_new(args: argparse.Namespace, on: str) -> Launched:

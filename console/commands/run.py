@@ -101,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     not_dumpable()  # our /proc files and memory closed to the user's other processes
     sandbox = tool_sandbox(config)  # no sandbox and no --unsafe-no-sandbox: one line, no session
     inert_output()
+    placement = pin_gpu(args)  # cuda: a free GPU of this node, or one clear line and no session
     agent_name = args.agent
     if args.resume:
         paths = resolve_session(args.resume, args.sessions_dir)
@@ -116,12 +117,35 @@ def run(args: argparse.Namespace) -> int:
     else:
         host = SessionHost.create(args.task, session_dir=args.session, group=args.group, **common)
     install_signal_handlers(host)
+    if placement is not None and placement.claim is not None:
+        placement.claim.note(what=f"session {host.paths.root.name}", session=str(host.paths.root))
     try:
         reason = host.run()
     finally:
         if printer:
             printer.close()
     return EXIT_CODES.get(reason, 1)
+
+
+def pin_gpu(args: argparse.Namespace):
+    """Pin this runner to a GPU when its task runs on one (agent.launchers.place); the placement."""
+    from agent.launchers.place import pin_runner
+    from evaluator import TaskError, load_task
+    from sessions.layout import first_event, resolve_session
+
+    prefer, task = None, args.task
+    if args.resume:
+        start = first_event(resolve_session(args.resume, args.sessions_dir).events)
+        task = start.get("task_dir") or start.get("task")
+        prefer = ((start.get("place") or {}).get("gpu") or {}).get("uuid")  # the GPU it had
+    if not task:
+        return None
+    try:
+        backend = load_task(task).backend
+    except TaskError:
+        return None  # the session host says what is wrong with the task
+    return pin_runner(backend, getattr(args, "gpu", None), prefer=prefer,
+                      what=f"session {args.session or args.resume or task} (starting)")
 
 
 def _launch_elsewhere(args: argparse.Namespace, on: str) -> int:

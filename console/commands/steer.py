@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _launch_args(task, session, resume, sessions_dir, launch, settings) -> argparse.Namespace:
     """The launcher's view of this call (`launch` holds the launcher flags when called from the CLI)."""
-    base = {"on": None, "count": 1, "arms": None, "group": None, "gpus": None, "partition": None,
+    base = {"on": None, "count": 1, "arms": None, "group": None, "gpu": None, "gpus": None, "partition": None,
             "time": None, "account": None, "sbatch_args": None}
     if launch is not None:
         base.update({k: getattr(launch, k) for k in base})
