@@ -41,6 +41,11 @@ OUTSIDE_CPU_SHARE = 0.03  # honest runs (idle workers asleep) read at most 0.001
 # jitter of a host's loop is not below ~0.05 ms. Work off the stream is the launch census's to find.
 UNEXPLAINED_SHARE = 0.25
 UNEXPLAINED_FLOOR_MS = 0.5
+# a request's fixed cost (the pipe's round trip, the census's flush) differs between the seed-only
+# calibration and the timed requests when they hold different numbers of calls; spread over a
+# request's calls it weighs most on big kernels timed a few calls per request (an honest H200
+# attention sweep read 0.65 ms per call there against a 0.51 ms threshold)
+UNEXPLAINED_REQUEST_MS = 1.0
 # a time below the physical floor divided by these is impossible (memory: writes may stay in a
 # cache as large as the output, so up to twice the measured copy rate is not proof)
 MEMORY_MARGIN = 2.0
@@ -109,14 +114,17 @@ def outside_call_share(other_cpu_ms: list[float], outside_ms: list[float]) -> fl
     return sum(other_cpu_ms) / wall if wall > 0 else None
 
 
-def unexplained_time(batches: list[float], calibration: list[float], cand_event_ms: float) -> tuple[float, float] | None:
+def unexplained_time(batches: list[float], calibration: list[float], cand_event_ms: float,
+                     calls_per_request: float = 1.0) -> tuple[float, float] | None:
     """(excess per call, threshold): the median unexplained time per call of the timed requests
-    beyond the calibration's (seed only). None without both."""
+    beyond the calibration's (seed only), against a threshold with the request's fixed cost spread
+    over its calls (`calls_per_request`, the timed requests' median). None without both."""
     if not batches or not calibration:
         return None
     excess = median(batches) - median(calibration)
     spread = max(calibration) - min(calibration) if len(calibration) > 1 else 0.0
-    return excess, max(UNEXPLAINED_SHARE * cand_event_ms, UNEXPLAINED_FLOOR_MS) + spread
+    fixed = UNEXPLAINED_REQUEST_MS / max(1.0, calls_per_request)
+    return excess, max(UNEXPLAINED_SHARE * cand_event_ms, UNEXPLAINED_FLOOR_MS) + spread + fixed
 
 
 @dataclass

@@ -270,7 +270,7 @@ class VerdictGpu:
         self.progress = progress
         self._what = ""
         self.current: Held | None = None  # the hold this evaluation has now
-        self._wait_told = False
+        self._wait: dict[str, Any] = {}  # a wait not yet told to a scenario's result
         self.lock = TimingLock(ident["uuid"], on_wait=self._waiting)
 
     @classmethod
@@ -303,8 +303,10 @@ class VerdictGpu:
             return
         self._what = what
         with self.lock.hold(what, exclusive=exclusive) as held:
-            if held.waited_s:
-                self._wait_told = False
+            if held.waited_s:  # the wait belongs to the first scenario after it (a peak measurement is none)
+                wait = held.record()
+                self._wait = {"waited_s": round(self._wait.get("waited_s", 0.0) + wait["waited_s"], 3),
+                              "waited_for": wait.get("waited_for") or self._wait.get("waited_for", "")}
                 self.progress({"event": "gpu_lock", "what": what, "gpu": self.ident,
                                "waited_s": round(held.waited_s, 3)})
             self.current = held
@@ -318,9 +320,9 @@ class VerdictGpu:
         if result is None:
             return
         record = {k: v for k, v in self.ident.items() if v is not None} | held.record()
+        record.pop("waited_s", None)
+        record.pop("waited_for", None)
         record["held"] = [round(since, 4), round(time.time(), 4)]  # this scenario's span, inside the hold
-        if self._wait_told:  # the wait belongs to the first scenario that came after it
-            record.pop("waited_s", None)
-            record.pop("waited_for", None)
-        self._wait_told = True
+        record |= self._wait
+        self._wait = {}
         result.gpu = record

@@ -194,6 +194,7 @@ class _Tally:
     other_cpu: dict[int, float] = field(default_factory=lambda: {CAND: 0.0, SEED: 0.0})
     outside: dict[int, float] = field(default_factory=lambda: {CAND: 0.0, SEED: 0.0})
     unexplained: list[float] = field(default_factory=list)
+    request_calls: list[int] = field(default_factory=list)  # calls in each timed request
     calibration: list[float] = field(default_factory=list)
     problem: str | None = None
     failure: str | None = None
@@ -461,6 +462,7 @@ class ScenarioRun:
         t = self.tally
         t.problem = t.problem or audit.bracket_problem(r.verdict_ms, r.wall_ms, r.event_ms)
         t.unexplained.append(audit.per_call_unexplained(r.verdict_ms, r.wall_ms))
+        t.request_calls.append(len(r.wall_ms))
         rows, k, slot = [], 0, 0
         self.last_request = []
         for (set_index, order), seed in zip(chunk, seeds):
@@ -612,7 +614,8 @@ class ScenarioRun:
         if t.problem:  # a reported time the verdict's clock contradicts outright
             res.flags.append("timing_inconsistent")
             res.audit["timing_problem"] = t.problem
-        excess = audit.unexplained_time(t.unexplained, t.calibration, res.cand_ms or 0.0)
+        excess = audit.unexplained_time(t.unexplained, t.calibration, res.cand_ms or 0.0,
+                                        float(np.median(t.request_calls)) if t.request_calls else 1.0)
         if excess is not None:
             res.audit["unexplained_ms_per_call"] = round(excess[0], 6)
             res.audit["unexplained_threshold_ms"] = round(excess[1], 6)

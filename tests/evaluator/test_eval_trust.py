@@ -200,6 +200,20 @@ def test_reported_times_must_fit_the_verdicts_clock():
     assert "on its events but" in audit.bracket_problem(10.0, [4.0, 5.0], [4.5, 4.0])
 
 
+def test_time_hidden_from_the_reported_walls_is_caught_and_a_requests_fixed_cost_is_not():
+    """A host that leaves 2 ms per call out of its reported walls is caught, whether its requests
+    hold 2 calls or 40; an honest request's fixed cost (1.3 ms, the H200's attention sweep at 2
+    calls a request: 0.65 ms per call beyond a 6-call calibration) is not."""
+    calibration = [0.05, 0.06]
+    honest = audit.unexplained_time([0.05 + 1.3 / 2] * 5, calibration, 0.12, calls_per_request=2)
+    assert honest[0] < honest[1]
+    for calls in (2, 40):
+        hidden = audit.unexplained_time([0.05 + 2.0] * 5, calibration, 0.12, calls_per_request=calls)
+        assert hidden[0] > hidden[1], (calls, hidden)
+    big = audit.unexplained_time([0.05 + 0.6 * 8.0] * 5, calibration, 8.0, calls_per_request=2)
+    assert big[0] > big[1]  # hiding 60% of an 8 ms kernel
+
+
 def test_work_off_the_stream_counts_on_every_call_pattern():
     rng = np.random.default_rng(2)
     seed = list(0.040 + rng.normal(0, 0.002, 2000))

@@ -29,9 +29,13 @@ try:
 except CensusUnavailable as exc:
     print('no launch census:', exc)"
 t0=$(date +%s.%N)
-timeout -k 10 350 python3 -m pytest tests/evaluator tests/attention_sm90 tests/gpus -m gpu -q -p no:cacheprovider -rA --durations=12 2>&1 \
+timeout -k 10 300 python3 -m pytest tests/evaluator tests/attention_sm90 -m gpu -q -p no:cacheprovider -rA --durations=12 2>&1 \
   | tee "$OUT/pytest_gpu.log" | grep -E "^(PASSED|FAILED|ERROR)|passed|failed|^[0-9.]+s (call|setup)" | tail -60
-echo "gpu pytest wall: $(secs "$t0") s (limit 350)"
+echo "gpu pytest wall: $(secs "$t0") s (limit 300)"
+# tests/gpus in a process of its own: the one above holds a CUDA context, and `--gpus all` rightly
+# counts a GPU with another process on it as busy
+timeout -k 10 90 python3 -m pytest tests/gpus -m gpu -q -p no:cacheprovider -rA 2>&1 \
+  | tee "$OUT/pytest_gpus.log" | grep -E "^(PASSED|FAILED|ERROR)|passed|failed" | tail -8
 s=$(date +%s.%N)
 timeout -k 10 150 python3 tests/attention_sm90/acceptance.py --out "$OUT" --stages full > "$OUT/acceptance.out" 2>&1
 echo "attention full sweep: exit $? wall $(secs "$s") s (limit 150)"

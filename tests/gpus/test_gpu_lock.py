@@ -204,3 +204,26 @@ def test_the_verdict_holds_the_lock_for_its_scenarios_and_records_each_ones_gpu_
     with checks.gpu_hold("checking rmsnorm-cuda"), checks.gpu_hold("scenario x", other):
         assert TimingLock(fake.uuids[2]).holder() is None  # a shared hold leaves room for other checks
     assert other.gpu["lock"] == "shared" and "waited_s" not in other.gpu
+
+
+def test_a_wait_before_the_first_scenario_is_told_on_that_scenario():
+    """A verdict that waited while measuring its peaks (a hold of its own, before the scenarios)
+    still says on its first scenario that it waited, and for whom; the second says nothing."""
+    from types import SimpleNamespace
+
+    from evaluator.gpu_lock import VerdictGpu
+
+    events: list = []
+    gpu = VerdictGpu({"uuid": GPU, "index": 3}, events.append)
+    child = hold_in_child("timing", GPU, 0.8, what="another session's timing")
+    with gpu.hold("measuring the device's peaks"):
+        pass
+    child.wait()
+    first, second = SimpleNamespace(gpu=None), SimpleNamespace(gpu=None)
+    with gpu.hold("timing rmsnorm"):
+        for result in (first, second):
+            with gpu.hold("scenario", result=result):
+                pass
+    assert [e["event"] for e in events] == ["gpu_wait", "gpu_lock"]
+    assert first.gpu["waited_s"] > 0.3 and "another session's timing" in first.gpu["waited_for"]
+    assert "waited_s" not in second.gpu and second.gpu["lock"] == "exclusive" and second.gpu["index"] == 3
