@@ -10,6 +10,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "support"))  # test-support modules, importable by name
+sys.path.insert(1, str(REPO / "benchmarks"))  # the benchmarks whose budgets `-m bench` checks
 SHARED = REPO.parent / "shared"
 TRANSCRIPTS = SHARED / "data" / "transcripts"
 

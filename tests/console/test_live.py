@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from budgets import within
 from synthetic_session import T0
 from console_helpers import fixed_clock, make_app, screen_text, wait_for, wait_loaded
 from sessions.inbox import Inbox
@@ -122,7 +123,7 @@ async def test_keys_are_answered_while_a_fast_log_streams_in(live):
 @pytest.mark.bench
 async def test_keys_stay_prompt_while_a_fast_log_streams_in(live):
     worst = await _keys_while_streaming(live)
-    assert worst < 0.5, f"a key took {worst:.3f}s"
+    assert worst < within(0.5), f"a key took {worst:.3f}s"
 
 
 async def test_a_malformed_line_is_skipped_and_the_rest_still_shown(live):

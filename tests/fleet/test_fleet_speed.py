@@ -4,13 +4,10 @@ at 200 events/s each. Timing budgets: `pytest -m bench` (not in the default run)
 from __future__ import annotations
 
 import asyncio
-import sys
 
 import pytest
 
-from agent_helpers import REPO
-
-sys.path.insert(0, str(REPO / "benchmarks"))
+from budgets import within
 
 
 @pytest.mark.bench
@@ -21,5 +18,5 @@ def test_a_hundred_sessions_open_in_a_second_and_keys_stay_prompt_under_writes(t
     root.mkdir()
     result = asyncio.run(bench(root, sessions=100, live=10, rate=200.0, seconds=6.0, tool_calls=120))
     assert result["rows"] == 100
-    assert result["open_s"] <= 1.0, result
-    assert result["keys"]["p95_ms"] <= 100, result
+    assert result["open_s"] <= within(1.0), result
+    assert result["keys"]["p95_ms"] <= within(100), result

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from budgets import within
 from mine_corpus import generate
 from questions.mine import mine
 from questions.mine.classify import classify
@@ -38,7 +39,7 @@ def test_mining_ten_thousand_messages_from_a_steering_log(tmp_path):
     by = {k: len(v) for k, v in result.by_label().items()}
     print(f"\nsteering log, 10,000 messages: {seconds:.2f} s; {by}; {len(result.clusters)} clusters")
     assert len(result.messages) == 10_000
-    assert seconds < BUDGET_S
+    assert seconds < within(BUDGET_S)
 
 
 @pytest.mark.bench
@@ -82,7 +83,7 @@ def test_mining_ten_thousand_messages_from_sessions(tmp_path):
     print(f"\n100 sessions, {total:,} events, 10,000 messages (detectors run): {seconds:.2f} s; "
           f"{len(result.clusters)} clusters")
     assert len(result.messages) == 10_000
-    assert seconds < BUDGET_S
+    assert seconds < within(BUDGET_S)
 
 
 @pytest.mark.bench
@@ -103,4 +104,4 @@ def test_mining_ten_thousand_distinct_questions_with_a_large_vocabulary(tmp_path
     print(f"\n10,000 distinct questions: {seconds:.2f} s; {len(result.clusters)} clusters")
     assert len(result.by_label()["question"]) == 10_000
     assert len(result.clusters) > 9_900  # random word salads are not alike
-    assert seconds < BUDGET_S
+    assert seconds < within(BUDGET_S)
