@@ -39,7 +39,9 @@ def test_an_interrupt_cancels_a_running_tool_within_two_seconds(fake, tmp_path):
     runner = make_runner("attention-cpu", tmp_path / "s", max_turns=2)
     thread, box = run_in_thread(runner)
     wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_call")
-    time.sleep(0.3)  # the command is running
+    deadline = time.monotonic() + 30
+    while not processes_with(marker) and time.monotonic() < deadline:  # the command is running
+        time.sleep(0.02)
     t0 = time.monotonic()
     Inbox(tmp_path / "s").post("Stop: measure the seed first.", kind="interrupt")
     result = wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_result", timeout=10)

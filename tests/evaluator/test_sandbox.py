@@ -64,9 +64,11 @@ def test_nothing_outlives_the_sandbox(kind: str, tmp_path: Path) -> None:
     marker = f"{time.time() % 1000:.6f}"
     run(kind, f"(sleep 77.{marker.replace('.', '')} &) ; setsid sleep 78.{marker.replace('.', '')} & echo started",
         Confinement(writable=(tmp_path,), chdir=tmp_path))
-    time.sleep(0.3)
-    left = subprocess.run(["pgrep", "-f", marker.replace(".", "")], capture_output=True, text=True).stdout
-    assert left.strip() == ""
+    deadline = time.monotonic() + 10  # the sleepers would live 77 s: a leak outlasts this wait
+    while (left := subprocess.run(["pgrep", "-f", marker.replace(".", "")], capture_output=True,
+                                  text=True).stdout.strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left == ""
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -171,9 +171,8 @@ async def test_a_notification_when_another_session_starts_needing_you(fleet):
         s.writer.append("decision_point", kind="stall", evidence="best geomean flat over 3 evaluations",
                         suggestions=[{"id": "profile-first", "text": "What does a profile say?"}])
         await wait_for(pilot, lambda: screen.rows["softmax-c"].group == "needs you", timeout=5)
-        await pilot.pause(0.2)
-        notes = [n.message for n in app._notifications]
-        assert any("softmax-c needs you: stall" in m for m in notes)
+        await wait_for(pilot, lambda: any("softmax-c needs you: stall" in n.message for n in app._notifications),
+                       timeout=5)
         assert screen.rows["softmax-c"].decision.seq == seq
 
 
