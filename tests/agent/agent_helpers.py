@@ -91,20 +91,44 @@ def strip_cache(messages: list[dict]) -> list[dict]:
     return out
 
 
-def task_copy(tmp_path: Path, name: str, **goal) -> Path:
-    """A copy of a shipped task with another goal (so a test can make the goal reachable)."""
+def task_copy(tmp_path: Path, name: str, *, scenarios: list | None = None, quick: list | None = None,
+              folder: str | None = None, **goal) -> Path:
+    """A copy of a shipped task with another goal (so a test can make the goal reachable), and
+    other scenarios or quick subset where given."""
     import yaml
 
     src = REPO / "kernels" / name
-    dst = tmp_path / f"task-{name}"
+    dst = tmp_path / (folder or f"task-{name}")
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
     spec = yaml.safe_load((dst / "task.yaml").read_text())
     spec["goal"].update(goal)
+    if scenarios is not None:
+        spec["scenarios"] = scenarios
+    if quick is not None:
+        spec["quick"] = quick
     (dst / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
     from evaluator.pins import write_pins
 
     write_pins(dst)  # the copy is a task of its own: its files pinned as they are now
     return dst
+
+
+# attention-cpu's quick scenarios by name, at a fraction of their size: a sweep takes a fraction
+# of the shipped task's (its kernel, header, seed and harness as they are)
+SMALL_ATTENTION = [
+    {"name": "gqa4_d64_0", "batch": 1, "heads_q": 8, "heads_kv": 2, "seq_q": 128, "seq_k": 128,
+     "head_dim": 64, "causal": 0},
+    {"name": "gqa4_d128_1", "batch": 1, "heads_q": 8, "heads_kv": 2, "seq_q": 128, "seq_k": 128,
+     "head_dim": 128, "causal": 1},
+    {"name": "mqa_d96_decode", "batch": 2, "heads_q": 8, "heads_kv": 1, "seq_q": 16, "seq_k": 512,
+     "head_dim": 96, "causal": 1},
+]
+
+
+def small_attention_task(where: Path, quick: list | None = None, **goal) -> Path:
+    """attention-cpu with three smaller scenarios, for tests that evaluate it (many times)."""
+    return task_copy(where, "attention-cpu", scenarios=SMALL_ATTENTION, folder="attention-cpu-small",
+                     quick=quick or ["gqa4_d64_0", "mqa_d96_decode"], **goal)
 
 
 def cli_env(server: FakeAnthropic | None, home: Path, **extra) -> dict:

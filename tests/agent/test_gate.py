@@ -1,8 +1,11 @@
 """The stop gate: the model's word never ends a session; an evaluation does."""
 from __future__ import annotations
 
-from agent_helpers import make_runner, of_type, events, task_copy
+from agent_helpers import make_runner, of_type, events, small_attention_task
 from fake_anthropic import Reply, text, tool
+
+# attention-cpu's quick scenarios at a fraction of their size, all three in the gate's quick subset
+ALL_THREE = ["gqa4_d64_0", "gqa4_d128_1", "mqa_d96_decode"]
 
 BROKEN = """#include "attention.h"
 int ks_attention(const AttentionParams* p, void* stream) { (void)p; (void)stream; return 0; }
@@ -11,7 +14,7 @@ int ks_attention(const AttentionParams* p, void* stream) { (void)p; (void)stream
 
 def test_premature_done_is_answered_with_the_failing_facts_then_a_met_goal_ends_the_session(fake, tmp_path):
     # a copy of attention-cpu whose goal the seed itself meets, so the test does not hang on timing noise
-    task = task_copy(tmp_path, "attention-cpu", min_geomean=0.25)
+    task = small_attention_task(tmp_path, quick=ALL_THREE, min_geomean=0.25)
     seed = (task / "seed.c").read_text()
     server = fake([
         Reply(tool("write_file", path="candidate.c", content=BROKEN)),
@@ -43,7 +46,7 @@ def test_premature_done_is_answered_with_the_failing_facts_then_a_met_goal_ends_
 def test_unmet_geomean_is_stated_against_the_goal_and_an_unchanged_file_is_not_evaluated_again(fake, tmp_path):
     server = fake([Reply(text("I think this is as fast as it gets.")), Reply(text("Really done.")),
                    Reply(tool("bash", command="true"))])
-    runner = make_runner("attention-cpu", tmp_path / "s", max_turns=3)
+    runner = make_runner(str(small_attention_task(tmp_path, quick=ALL_THREE)), tmp_path / "s", max_turns=3)
     assert runner.run() == "max_turns"
     evs = events(tmp_path / "s")
     first, second = of_type(evs, "stop_check")
@@ -54,7 +57,7 @@ def test_unmet_geomean_is_stated_against_the_goal_and_an_unchanged_file_is_not_e
 
 
 def test_the_steerer_raises_the_goal_with_a_control_line(fake, tmp_path):
-    task = task_copy(tmp_path, "attention-cpu", min_geomean=0.25)
+    task = small_attention_task(tmp_path, quick=ALL_THREE, min_geomean=0.25)
     holder = {}
 
     def post_goal(req):
@@ -77,7 +80,7 @@ def test_the_steerer_raises_the_goal_with_a_control_line(fake, tmp_path):
 
 def test_an_undecided_measurement_is_measured_again_and_the_second_decides(fake, tmp_path):
     # the seed meets this goal; the machine reads as contended for the first evaluation only
-    task = task_copy(tmp_path, "attention-cpu", min_geomean=0.25)
+    task = small_attention_task(tmp_path, quick=ALL_THREE, min_geomean=0.25)
     server = fake([Reply(text("Done: the seed already meets the goal."))])
     runner = make_runner(str(task), tmp_path / "s", max_turns=3)
     runner.evals.env["KERNELSEEK_CONTENDED_SHARE"] = "-1"  # every scenario `contended`
@@ -102,7 +105,7 @@ def test_an_undecided_measurement_is_measured_again_and_the_second_decides(fake,
 
 
 def test_a_measurement_that_stays_undecided_tells_the_agent_why(fake, tmp_path):
-    task = task_copy(tmp_path, "attention-cpu", min_geomean=0.25)
+    task = small_attention_task(tmp_path, quick=ALL_THREE, min_geomean=0.25)
     server = fake([Reply(text("Done.")), Reply(tool("bash", command="true"))])
     runner = make_runner(str(task), tmp_path / "s", max_turns=2)
     runner.evals.env["KERNELSEEK_CONTENDED_SHARE"] = "-1"  # contended, every time

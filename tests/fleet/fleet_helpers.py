@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from agent_helpers import REPO, cli_env, events, of_type, write_config  # noqa: F401  (re-exported)
+from agent_helpers import REPO, cli_env, events, of_type, small_attention_task, write_config  # noqa: F401  (re-exported)
 from fake_anthropic import Reply, by_step, text, tool
 
 # every turn a short bash call: a session that stays alive, cheaply, until stopped or max_turns
@@ -16,32 +16,6 @@ WORKER = by_step(Reply(text("Measuring the seed first."), tool("bash", command="
                  then=Reply(tool("bash", command="sleep 1")))
 
 STEERER = "[Message from the steerer]"
-
-
-def small_attention_task(where: Path) -> Path:
-    """attention-cpu with three smaller scenarios (its kernel, header, seed and harness as they
-    are): a full sweep of it takes a fraction of the shipped task's, for tests that run many."""
-    import shutil
-
-    import yaml
-
-    dst = where / "attention-cpu-small"
-    shutil.copytree(REPO / "kernels" / "attention-cpu", dst, ignore=shutil.ignore_patterns("__pycache__"))
-    spec = yaml.safe_load((dst / "task.yaml").read_text())
-    spec["scenarios"] = [
-        {"name": "gqa4_d64_0", "batch": 1, "heads_q": 8, "heads_kv": 2, "seq_q": 128, "seq_k": 128,
-         "head_dim": 64, "causal": 0},
-        {"name": "gqa4_d128_1", "batch": 1, "heads_q": 8, "heads_kv": 2, "seq_q": 128, "seq_k": 128,
-         "head_dim": 128, "causal": 1},
-        {"name": "mqa_d96_decode", "batch": 2, "heads_q": 8, "heads_kv": 1, "seq_q": 16, "seq_k": 512,
-         "head_dim": 96, "causal": 1},
-    ]
-    spec["quick"] = ["gqa4_d64_0", "mqa_d96_decode"]
-    (dst / "task.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
-    from evaluator.pins import write_pins
-
-    write_pins(dst)  # a task of its own: its files pinned as they are now
-    return dst
 
 
 def kernelseek(args: list[str], env: dict, timeout: float = 120) -> subprocess.CompletedProcess:
