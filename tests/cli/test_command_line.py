@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bench_sessions import HELP_TARGET_S, help_time
+from bench_sessions import HELP_LINE_S, help_time
 from budgets import within
 from console.cli import COMMANDS, main
 
@@ -59,7 +59,7 @@ def test_help_imports_nothing_heavy():
 def test_help_is_fast():
     figures = help_time()
     print(f"\nkernelseek --help: {figures['best_ms']} ms")
-    assert figures["best_ms"] < within(HELP_TARGET_S) * 1000
+    assert figures["best_ms"] < within(HELP_LINE_S) * 1000  # the regression line, inside the promise
 
 
 def test_unknown_subcommand_is_a_usage_error():

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bench_sessions import FOLLOW_P99_TARGET_S, follow_latency
+from bench_sessions import FOLLOW_P50_LINE_S, FOLLOW_P99_TARGET_S, follow_latency
 from budgets import within
 from sessions.follow import LogFollower
 from sessions.log import SessionWriter
@@ -92,6 +92,7 @@ def test_follower_latency_p99_under_100ms(tmp_path, force_polling):
     figures = follow_latency(tmp_path / "events.jsonl", force_polling)
     print(f"\n{figures}")
     assert figures["p99_ms"] <= within(FOLLOW_P99_TARGET_S) * 1000, figures
+    assert figures["p50_ms"] <= within(FOLLOW_P50_LINE_S) * 1000, figures  # a regression line
 
 
 def test_follower_falls_back_to_polling_when_notifications_fail(tmp_path, monkeypatch):
