@@ -17,12 +17,15 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from demo_model import DOT, DOT_SIMD
 from fake_anthropic import FakeAnthropic, Reply, text, tool
 from fleet_helpers import (STEERER, cli_env, current_job, events, kernelseek, of_type, small_attention_task,
                            wait_until, write_config)
 
 pytestmark = pytest.mark.timeout(300)
+
+# the vectorising edit of the bundled example's story (tools/record_example.py), on attention-cpu's seed
+DOT = "                for (int d = 0; d < D; ++d) dot += q[d] * k[(long)j * D + d];"
+DOT_SIMD = "#pragma omp simd reduction(+:dot)\n" + DOT
 
 
 def steered_by_questions(req) -> Reply:
