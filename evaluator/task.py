@@ -9,7 +9,7 @@ import fnmatch
 import hashlib
 import itertools
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
@@ -554,8 +554,3 @@ def _kind(value: Any) -> str:
     if value is None:
         return "nothing"
     return f"{type(value).__name__} {value!r}"
-
-
-def with_timing(task: Task, **changes: Any) -> Task:
-    """A copy of the task with some timing fields replaced (tests use short budgets)."""
-    return replace(task, timing=replace(task.timing, **changes))

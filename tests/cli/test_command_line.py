@@ -40,9 +40,25 @@ def test_bank_actions_have_help(capsys):
         assert f"kernelseek bank {action}" in capsys.readouterr().out
 
 
-def test_version():
+def test_version_is_the_installed_one_from_pyproject():
+    import tomllib
+    from pathlib import Path
+
+    declared = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
     r = run("--version")
-    assert r.returncode == 0 and r.stdout.startswith("kernelseek ")
+    assert r.returncode == 0 and r.stdout == f"kernelseek {declared}\n"
+
+
+def test_version_outside_an_installation_says_so(monkeypatch):
+    import importlib.metadata
+
+    from console import cli
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    assert cli.installed_version() == "(not installed: run from a checkout)"
 
 
 def test_help_is_fast_and_imports_nothing_heavy():
