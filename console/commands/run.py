@@ -23,8 +23,8 @@ import threading
 import time
 
 from console.commands import add_sessions_dir
-from console.commands.launch_options import (add_launch_arguments, check_launch_arguments, check_slurm_flags,
-                                             resume_launcher)
+from console.commands.launch_options import (add_agent_arguments, add_launch_arguments, check_launch_arguments,
+                                             check_slurm_flags, resume_launcher)
 
 HELP = "run the agent on a task headless, printing the console's rows, one line each"
 
@@ -32,25 +32,8 @@ EXIT_CODES = {"goal_met": 0, "max_turns": 3, "max_cost": 3, "max_hours": 3, "sto
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("task", metavar="TASK", nargs="?", help="task name or folder (omit with --resume)")
-    p.add_argument("--session", metavar="DIR", help="session directory to create")
-    p.add_argument("--resume", metavar="SESSION", help="rebuild the conversation from SESSION's log and carry on")
-    p.add_argument("--agent", choices=("native", "claude-code"), default="native",
-                   help="native: KernelSeek's own loop on the Messages API; claude-code: Claude Code driven "
-                        "headless (see docs/agent.md). --resume keeps the session's own")
-    p.add_argument("--model", metavar="M", help="model (default: $KERNELSEEK_MODEL or the config default)")
-    p.add_argument("--autopilot", action="store_true", help="send the top bank question at each decision point")
-    p.add_argument("--grace", metavar="SECONDS", type=float, default=0.0,
-                   help="with --autopilot, wait this long for a human to answer first")
-    p.add_argument("--max-turns", metavar="N", type=int, help="end the session after N model turns")
-    p.add_argument("--max-cost", metavar="USD", type=float, help="end the session past this cost")
-    p.add_argument("--max-hours", metavar="H", type=float, help="end the session past this many hours")
-    p.add_argument("--config", metavar="FILE",
-                   help="agent settings (YAML; default $KERNELSEEK_CONFIG or $KERNELSEEK_HOME/agent.yaml)")
+    add_agent_arguments(p)
     p.add_argument("--quiet", action="store_true", help="print nothing; the session log has everything")
-    p.add_argument("--unsafe-no-sandbox", action="store_true",
-                   help="where no sandbox can be made (no bubblewrap, no user namespaces), run the agent's "
-                        "commands unconfined instead of refusing to start")
     add_sessions_dir(p)
     add_launch_arguments(p)
 

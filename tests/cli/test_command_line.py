@@ -96,3 +96,23 @@ def test_sessions_lists_json_and_handles_an_empty_root(tmp_path):
     assert json.loads(r.stdout)[0]["task"] == "softmax-cpu"
     r = run("sessions", "--sessions-dir", str(tmp_path))
     assert "softmax-cpu" in r.stdout and "lost" in r.stdout  # no runner holds it and it has no end
+
+
+def test_run_and_steer_take_the_same_agent_flags_with_the_same_defaults():
+    """Declared once (console.commands.launch_options): the same options, the same defaults,
+    one --grace default for run, steer and attach (the config's grace_s, 30 s)."""
+    from agent.config import AUTOPILOT_GRACE_S, AgentConfig, load_config
+    from console.cli import build_parser
+
+    parser = build_parser()
+    run_args = vars(parser.parse_args(["run", "attention-cpu"]))
+    steer_args = vars(parser.parse_args(["steer", "attention-cpu"]))
+    shared = set(run_args) & set(steer_args)
+    assert {"agent", "model", "autopilot", "grace", "max_turns", "max_cost", "max_hours", "config",
+            "unsafe_no_sandbox", "session", "resume", "on", "count", "arms", "gpu"} <= shared
+    shared -= {"command", "_module"}
+    assert {k: run_args[k] for k in shared} == {k: steer_args[k] for k in shared}
+    assert run_args["grace"] is None is vars(parser.parse_args(["attach", "claude-code"]))["grace"]
+    assert AgentConfig().grace_s == AUTOPILOT_GRACE_S == 30.0
+    assert load_config(None, grace_s=run_args["grace"]).grace_s == 30.0
+    assert load_config(None, grace_s=0.0).grace_s == 0.0

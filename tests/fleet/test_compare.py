@@ -53,7 +53,7 @@ def test_compare_prints_the_arms_and_their_difference_and_matches_a_reevaluation
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
-    cfg = write_config(home / "agent.yaml", max_turns=3)
+    cfg = write_config(home / "agent.yaml", max_turns=3, grace_s=0)  # an A/B run nobody watches
     task = small_attention_task(tmp_path)
     on = ["--on", "slurm", "--gpus", "1"] if slurm_or_none is not None else ["--on", "local"]
     with FakeAnthropic(handler=steered_by_questions) as server:
