@@ -253,22 +253,11 @@ class EventLines:
         return f"{time.strftime('%H:%M:%S', time.localtime(ev.get('t') or 0))} #{ev.get('seq', '?'):<5}"
 
     def line(self, row, ev: dict) -> str:
-        from rich.style import Style
+        from console.render import plain_line
 
-        from console.render import GUTTER_MIN_WIDTH, badge, fit_segments, line_pieces
-
-        head = self._stamp(ev) + " "
         # the clock and seq stand in for the console's elapsed-time gutter
-        left, right = line_pieces(row, min(self.width, GUTTER_MIN_WIDTH - 1), None, {}, mark=False)
-        b = badge(row).strip()
-        if b:
-            left.insert(1, (f"[{b}] ", Style()))
-        segments = fit_segments(left, right, self.width - len(head), Style())
-        if segments is None:  # wide characters: let Rich cut it
-            body = "".join(t for t, _ in left) + "".join(t for t, _ in right)
-        else:
-            body = "".join(seg.text for seg in segments)
-        return (head + body).rstrip()
+        head = self._stamp(ev) + " "
+        return head + plain_line(row, self.width - len(head))
 
 
 class _NoBodies:
