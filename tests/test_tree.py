@@ -80,3 +80,47 @@ def test_no_loose_files_at_the_top_level():
     """What belongs at the top is the project's own: a stray job log or scratch file is not."""
     loose = {f for f in tree_files() if "/" not in f and not f.startswith(".")}
     assert loose <= {"README.md", "pyproject.toml"}, sorted(loose - {"README.md", "pyproject.toml"})
+
+
+# what each top-level package may import of the others (the README's layout table): only downward;
+# kernels/ is data that the application names, and its harnesses use the evaluator's harness API
+MAY_IMPORT = {
+    "sessions": set(),
+    "evaluator": set(),
+    "questions": {"sessions"},
+    "agent": {"sessions", "evaluator", "questions", "kernels"},
+    "console": {"sessions", "evaluator", "questions", "agent", "kernels"},
+    "kernels": {"evaluator"},
+}
+
+
+def project_imports(source: str) -> list[tuple[int, str]]:
+    """(line, module) for each absolute import of one of the project's packages, at any depth of
+    the file (an import inside a function counts as much as one at the top)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] in MAY_IMPORT]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in MAY_IMPORT:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def test_packages_import_only_downward():
+    offences = []
+    for f in tree_files():
+        top = f.split("/")[0]
+        if f.endswith(".py") and top in MAY_IMPORT:
+            offences += [f"{f}:{line}: imports {module}" for line, module in project_imports((REPO / f).read_text())
+                         if module.split(".")[0] not in MAY_IMPORT[top] | {top}]
+    assert not offences, "imports upward:\n" + "\n".join(offences)
+
+
+def test_the_evaluators_own_tasks_folder_is_the_applications():
+    """The evaluator finds shipped tasks by path, not by importing kernels; both name one folder."""
+    from evaluator.task import SHIPPED_TASKS_DIR
+    from kernels import TASKS_DIR
+
+    assert SHIPPED_TASKS_DIR.resolve() == TASKS_DIR.resolve()
+    assert project_imports("def f():\n    from kernels import TASKS_DIR\n") == [(2, "kernels")]

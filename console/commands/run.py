@@ -114,6 +114,7 @@ def pin_gpu(args: argparse.Namespace):
     """Pin this runner to a GPU when its task runs on one (agent.launchers.place); the placement."""
     from agent.launchers.place import pin_runner
     from evaluator import TaskError, load_task
+    from kernels import TASKS_DIR
     from sessions.layout import first_event, resolve_session
 
     prefer, task = None, args.task
@@ -124,7 +125,7 @@ def pin_gpu(args: argparse.Namespace):
     if not task:
         return None
     try:
-        backend = load_task(task).backend
+        backend = load_task(task, TASKS_DIR).backend
     except TaskError:
         return None  # the session host says what is wrong with the task
     return pin_runner(backend, getattr(args, "gpu", None), prefer=prefer,
