@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -211,6 +213,45 @@ def write_synthetic_session(root: str | os.PathLike, n_tool_calls: int = 40, **k
     return sp
 
 
+def append_live(paths: list[str], rate: float, seconds: float, *, first_seed: int = 0, fsync: bool = True,
+                ready=None) -> int:
+    """Append synthetic events to each log at `rate` events/s for `seconds`, stamped with the
+    wall clock, one writer per log holding its lock as a runner does (the benchmarks' live
+    sessions). `ready()` is called once every writer is open; returns how many were written."""
+    writers = [SessionWriter(p, **({} if fsync else {"fsync_types": frozenset()})) for p in paths]
+    streams = [synthetic_events(10**7, end=False, seed=first_seed + i, dt=1.0 / rate) for i in range(len(paths))]
+    if ready is not None:
+        ready()
+    start, n = time.monotonic(), 0
+    try:
+        while (elapsed := time.monotonic() - start) < seconds:
+            due = int(elapsed * rate) + 1
+            while n < due:
+                for w, s in zip(writers, streams):
+                    ev = next(s)
+                    ev["seq"], ev["t"] = w.next_seq, round(time.time(), 6)
+                    w.write_event(ev)
+                n += 1
+            time.sleep(0.005)
+    finally:
+        for w in writers:
+            w.close()
+    return n * len(paths)
+
+
+def main(argv: list[str]) -> int:
+    """`python synthetic_session.py live RATE SECONDS FIRST_SEED FSYNC(0|1) LOG...`: append_live
+    in a process of its own (prints `ready`, then the count)."""
+    if len(argv) < 6 or argv[0] != "live":
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    rate, seconds, first_seed, fsync = float(argv[1]), float(argv[2]), int(argv[3]), argv[4] == "1"
+    n = append_live(argv[5:], rate, seconds, first_seed=first_seed, fsync=fsync,
+                    ready=lambda: print("ready", flush=True))
+    print(n, flush=True)
+    return 0
+
+
 # -- a long agent run, for the detectors' benchmark and the tests that feed them a big log --------
 
 _RUN_PROSE = (
@@ -335,3 +376,7 @@ def write_long_run_log(path: Path, target_bytes: int, seed: int = 7) -> tuple[in
             if n % 5000 == 0 and path.stat().st_size >= target_bytes:
                 break
     return n, path.stat().st_size
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
