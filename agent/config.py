@@ -22,6 +22,9 @@ class ConfigError(Exception):
     exit_code = 2
 
 
+AUTOPILOT_GRACE_S = 30.0  # seconds; the one default of `--grace` and of the config's grace_s
+
+
 @dataclass(frozen=True)
 class Price:
     """US dollars per million tokens."""
@@ -106,7 +109,9 @@ class AgentConfig:
     max_hours: float | None = None
     # autopilot
     autopilot: bool = False
-    grace_s: float = 0.0
+    # how long a decision point waits for a human before the autopilot asks (the steerer of a
+    # session, local or attached later, answers first); `--grace 0` for runs nobody watches
+    grace_s: float = AUTOPILOT_GRACE_S
     # how often the live view gets a coalesced assistant_delta
     delta_interval_s: float = 0.25
     # Claude Code (--agent claude-code): the `claude` executable; None = look in the known npm prefixes

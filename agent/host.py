@@ -41,6 +41,7 @@ from agent.tools import ToolInputError, ToolOutcome, workspace_path
 from agent.watch import InboxWatcher
 from evaluator.errors import DeviceUnavailable, EvaluatorError
 from evaluator.sandbox import Sandbox, find_sandbox
+from kernels import TASKS_DIR
 from sessions.inbox import Inbox
 from sessions.layout import SessionPaths, create_session, first_event, require_private, resolve_session
 from sessions.log import SessionError, SessionWriter, read_events
@@ -122,7 +123,7 @@ class SessionHost:
                on_event: Callable[[dict], None] | None = None, group: str | None = None) -> "SessionHost":
         from evaluator.task import load_task
 
-        task = load_task(task_name)
+        task = load_task(task_name, TASKS_DIR)
         paths = create_session(sessions_dir, task=task.name, path=session_dir, group=group)
         require_private(paths, group=group)  # the inbox is a door into an agent that runs commands
         writer = SessionWriter(paths.events, lock_path=paths.lock)
@@ -149,7 +150,7 @@ class SessionHost:
             start = next((e for e in events if e.get("type") == "session_start"), None)
             if start is None or not (start.get("prompt") or {}).get("task"):
                 raise SessionError(f"{paths.root}: not a session this runner wrote (no session_start prompt)")
-            task = load_task(start.get("task_dir") or start["task"])
+            task = load_task(start.get("task_dir") or start["task"], TASKS_DIR)
             host = cls(paths=paths, writer=writer, task=task, config=config, agent=agent, secrets=secrets,
                        sandbox=sandbox, on_event=on_event)
             host._replay(events)

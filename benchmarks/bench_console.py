@@ -174,25 +174,7 @@ async def bench_open_and_jump(root: Path, tool_calls: int) -> dict:
     return result
 
 
-WRITER = r"""
-import sys, time
-from synthetic_session import synthetic_events
-from sessions.log import SessionWriter
-path, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-events = synthetic_events(10**7, end=False, dt=1.0 / rate)
-with SessionWriter(path) as w:
-    start = time.monotonic(); n = 0
-    while True:
-        elapsed = time.monotonic() - start
-        if elapsed >= seconds:
-            break
-        due = int(elapsed * rate) + 1
-        while n < due:
-            ev = next(events); ev["seq"] = n; ev["t"] = round(time.time(), 6)
-            w.write_event(ev); n += 1
-        time.sleep(0.005)
-    print(n, flush=True)
-"""
+WRITER = [sys.executable, str(SUPPORT / "synthetic_session.py"), "live"]  # tests/support's append_live
 
 
 async def bench_follow(root: Path, rate: float, seconds: float) -> dict:
@@ -201,8 +183,9 @@ async def bench_follow(root: Path, rate: float, seconds: float) -> dict:
 
     sp = SessionPaths(root / "live")
     sp.evals.mkdir(parents=True)
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(sp.events), str(rate), str(seconds)],
+    writer = subprocess.Popen([*WRITER, str(rate), str(seconds), "7", "1", str(sp.events)],
                               stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": CHILD_PATH})
+    assert writer.stdout.readline().strip() == "ready"
     while not sp.events.exists():
         await asyncio.sleep(0.01)
     app = ConsoleApp(sp, mode="live")

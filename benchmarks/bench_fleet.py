@@ -41,30 +41,8 @@ def spread(samples: list[float]) -> dict:
     return {"n": len(s), "p50_ms": round(s[len(s) // 2] * 1000, 1),
             "p95_ms": round(s[int(0.95 * (len(s) - 1))] * 1000, 1), "max_ms": round(s[-1] * 1000, 1)}
 
-WRITER = r"""
-import sys, time
-from synthetic_session import synthetic_events
-from sessions.log import SessionWriter
-rate, seconds, paths = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
-writers = [SessionWriter(p, fsync_types=frozenset()) for p in paths]
-streams = [synthetic_events(10**7, end=False, seed=i, dt=1.0 / rate) for i in range(len(paths))]
-print("ready", flush=True)
-start = time.monotonic(); n = 0
-while True:
-    elapsed = time.monotonic() - start
-    if elapsed >= seconds:
-        break
-    due = int(elapsed * rate) + 1
-    while n < due:
-        for w, s in zip(writers, streams):
-            ev = next(s); ev["seq"] = w.next_seq; ev["t"] = round(time.time(), 6)
-            w.write_event(ev)
-        n += 1
-    time.sleep(0.005)
-for w in writers:
-    w.close()
-print(n * len(paths), flush=True)
-"""
+
+WRITER = [sys.executable, str(SUPPORT / "synthetic_session.py"), "live"]  # tests/support's append_live
 
 
 def make_fleet(root: Path, sessions: int, tool_calls: int) -> list[Path]:
@@ -82,8 +60,7 @@ async def bench(root: Path, sessions: int, live: int, rate: float, seconds: floa
     dirs = make_fleet(root, sessions, tool_calls)
     size_mb = sum(d.joinpath("events.jsonl").stat().st_size for d in dirs) / 1e6
     written = [d for d in dirs if not (d / "events.jsonl").read_text().rstrip().endswith('"max_turns"}')][:live]
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(rate), str(seconds),
-                               *(str(d / "events.jsonl") for d in written)],
+    writer = subprocess.Popen([*WRITER, str(rate), str(seconds), "0", "0", *(str(d / "events.jsonl") for d in written)],
                               stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(SUPPORT)])})
     assert writer.stdout.readline().strip() == "ready"
     t0 = time.perf_counter()

@@ -73,9 +73,9 @@ class ConsoleApp(App):
         self.sub_title = "fleet" if source is None else f"{'replay' if mode == 'replay' else 'live'} · {source.label}"
 
     @classmethod
-    def for_transcript(cls, path: str | Path, *, loader: Callable | None = None, **kw) -> "ConsoleApp":
+    def for_transcript(cls, path: str | Path, **kw) -> "ConsoleApp":
         """Replay a foreign transcript (or our own events.jsonl) read by sessions.importers."""
-        return cls(transcript_source(path, loader), mode="replay", **kw)
+        return cls(transcript_source(path), mode="replay", **kw)
 
     def get_system_commands(self, screen):
         """Textual's system commands, less its keys panel (it would squeeze the transcript;

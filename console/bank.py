@@ -1,8 +1,8 @@
 """The question bank as the console uses it: entries to browse and filter, live ranking.
 
-A thin adapter over `questions` (its `load_bank()` and, when present, `rank(decision_point,
-bank, context)`), so the console keeps working while that package grows: anything missing
-yields an empty bank with a one-line reason, never an exception in the UI.
+A thin adapter over `questions` (`load_bank()`, `rank(decision_point, bank, context)`,
+`context_from_events`): a bank file that does not load yields an empty bank with a one-line
+reason, and a ranking that fails yields none, never an exception in the UI.
 """
 from __future__ import annotations
 
@@ -33,9 +33,7 @@ def _tuple(v: object) -> tuple[str, ...]:
 
 
 def entry_of(item: object) -> BankEntry | None:
-    """A bank item (questions.BankItem, a dict, or an (item, score) pair) as an entry."""
-    if isinstance(item, tuple) and item and not isinstance(item[0], str):
-        item = item[0]
+    """A bank item (questions.BankItem, or a dict with its fields: a bank given by hand) as an entry."""
     get = item.get if isinstance(item, dict) else (lambda k, d=None: getattr(item, k, d))
     text = get("text")
     if not isinstance(text, str) or not text:
@@ -48,7 +46,9 @@ class BankSource:
     """Loads the bank once, on first use."""
 
     def __init__(self, loader=None) -> None:
-        self._loader = loader
+        from questions import load_bank
+
+        self._loader = loader or load_bank
         self._bank = None
         self.entries: list[BankEntry] | None = None
         self.error: str | None = None
@@ -57,10 +57,7 @@ class BankSource:
         if self.entries is not None:
             return self.entries
         try:
-            loader = self._loader or _find("load_bank")
-            if loader is None:
-                raise LookupError("the questions package has no load_bank yet")
-            self._bank = loader()
+            self._bank = self._loader()
             items = getattr(self._bank, "items", self._bank)
             self.entries = [e for e in (entry_of(i) for i in items) if e is not None]
         except Exception as exc:  # a broken bank file must not take the console down
@@ -71,17 +68,14 @@ class BankSource:
     def rank(self, kind: str, session_events: list[dict], limit: int | None = 9) -> list[tuple[str, str]] | None:
         """The bank's questions for a decision-point kind, best first, through questions.rank with
         a context built from the session's events (its start and the messages already sent);
-        None when ranking is not available."""
-        rank = _find("rank")
-        make_context = _find("context_from_events")
-        if rank is None:
-            return None
+        None when the bank did not load or the ranking failed."""
+        from questions import context_from_events, rank
+
         self.load()
         if self._bank is None:
             return None
         try:
-            context = make_context(session_events) if make_context else None
-            ranked = rank(kind, self._bank, context)
+            ranked = rank(kind, self._bank, context_from_events(session_events))
         except Exception:  # a ranking bug must not take the console down: no live ranking then
             return None
         out = []
@@ -92,20 +86,6 @@ class BankSource:
             if limit is not None and len(out) >= limit:
                 break
         return out
-
-
-def _find(name: str):
-    import importlib
-
-    for module in ("questions", "questions.rank", "questions.ranking", "questions.loader"):
-        try:
-            mod = importlib.import_module(module)
-        except Exception:
-            continue
-        fn = getattr(mod, name, None)
-        if callable(fn):
-            return fn
-    return None
 
 
 def filter_entries(entries: list[BankEntry], query: str = "", trigger: str | None = None,

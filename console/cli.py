@@ -14,7 +14,29 @@ import argparse
 import importlib
 import sys
 
-VERSION = "0.1.0"
+
+
+def installed_version() -> str:
+    """The version pip installed (pyproject.toml's, through the package metadata); a checkout run
+    without installing says so instead of guessing a number."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kernelseek")
+    except PackageNotFoundError:
+        return "(not installed: run from a checkout)"
+
+
+class VersionAction(argparse.Action):
+    """`--version`: asks the metadata only when given (it costs a scan of the installed packages,
+    which `kernelseek --help` should not pay)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"kernelseek {installed_version()}")
+        parser.exit()
 
 # name -> module under console.commands; order is the order shown in --help
 COMMANDS: dict[str, str] = {
@@ -71,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Steer coding agents that optimise GPU kernels: watch, question, replay, mine.",
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"kernelseek {VERSION}")
+    parser.add_argument("--version", action=VersionAction, help="show the installed version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         module = importlib.import_module(f"console.commands.{module_name}")

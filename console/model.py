@@ -32,7 +32,8 @@ START, TEXT, THINKING, TOOL, EVAL, DECISION, HUMAN, STOP, ERROR, END, OTHER, STR
 # Kinds whose collapsed form wraps over a few lines (the rest are one line).
 MULTILINE_CAP = {TEXT: 3, STREAM: 3, HUMAN: 3, DECISION: 3}
 TITLE_MAX = 600  # characters of a row's text kept for its collapsed form
-_NO_ROW = frozenset(("usage", "eval_progress"))
+# the event types that make no row of their own (they fold into others: the header, an evaluation's row)
+NO_ROW = frozenset(("usage", "eval_progress"))
 # the events that move the header's totals, handed to the session's digest (sessions.digest)
 _SUMMARY_TYPES = frozenset(("session_start", "session_resume", "usage", "eval_result", "session_end"))
 
@@ -291,7 +292,7 @@ class SessionModel:
         changed: set[int] = set()
         times, seqs, event_row, rows = self.times, self.seqs, self.event_row, self.rows
         summary_add = self.summary.add
-        handlers = _HANDLERS
+        handlers = ROW_HANDLERS
         last_t = self._last_t
         ei = len(times)
         for ev in events:
@@ -746,7 +747,8 @@ def _decision_note(rec: DecisionRecord) -> str:
     return f"{note} ×{rec.count}" if rec.count > 1 else note
 
 
-_HANDLERS = {
+# event type -> the SessionModel method that folds it into the rows
+ROW_HANDLERS = {
     "session_start": SessionModel._session_start,
     "assistant_text": SessionModel._text,
     "assistant_delta": SessionModel._delta,

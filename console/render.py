@@ -188,6 +188,20 @@ def _one_cell_each(text: str) -> bool:
     return text.isascii() or cell_len(text) == len(text)
 
 
+def plain_line(row: Row, width: int) -> str:
+    """A row as one line of plain text, laid out as the transcript lays a one-line row (icon,
+    badge, title cut with an ellipsis so its status ends at the last column), without a cursor
+    column or an elapsed-time gutter: what `kernelseek run` prints, one line per row."""
+    left, right = line_pieces(row, min(width, GUTTER_MIN_WIDTH - 1), None, {}, mark=False)
+    b = badge(row).strip()
+    if b:
+        left.insert(1, (f"[{b}] ", Style()))
+    segments = fit_segments(left, right, width, Style())
+    if segments is None:  # a wide or combining character: Rich measures the cells
+        return _fit(Text.assemble(*left, end=""), Text.assemble(*right, end=""), width).plain.rstrip()
+    return "".join(seg.text for seg in segments).rstrip()
+
+
 def collapsed_lines(row: Row, width: int, started: float | None, styles: Styles,
                     expanded: bool = False) -> list[Text]:
     """The row as it sits in the list: one line, or up to a few for prose (exactly

@@ -15,17 +15,16 @@ the log restarts (truncated or replaced), events whose seq was already shown are
 """
 from __future__ import annotations
 
-import json
 import threading
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from console.store import EventStore, FileEventStore, IndexedLogReader, MemoryEventStore
 from questions.annotate import carries_points
 from sessions.follow import LogFollower
-from sessions.layout import SessionPaths
+from sessions.layout import SessionPaths, first_event
 
 SLICE_BYTES = 4 << 20
 
@@ -37,15 +36,6 @@ class Batch:
     lens: array | list[int] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)  # what happened to the log, for the steerer
     new_file: bool = False  # the spans are in another file than the batch before (a replaced log)
-
-
-def _first_event(path: Path) -> dict | None:
-    try:
-        with open(path, "rb") as f:
-            first = json.loads(f.readline() or b"null")
-    except (OSError, ValueError):
-        return None
-    return first if isinstance(first, dict) else None
 
 
 def malformed_notice(path: str, lines: list[int], reasons: list[str]) -> str:
@@ -97,7 +87,7 @@ class SessionSource(EventSource):
         self.reader = IndexedLogReader(paths.events, hold=True)
         # a log that carries its own decision points is shown from what rows need (outputs
         # skimmed); any other has its points derived by the detectors, which read the outputs
-        self.reader.skim = carries_points(_first_event(paths.events))
+        self.reader.skim = carries_points(first_event(paths.events))
         self._force_polling = force_polling
         self._taken = 0  # spans handed over so far
         self._notices_taken = 0
@@ -212,14 +202,11 @@ class MemorySource(EventSource):
         self.store.extend(batch.events)
 
 
-def transcript_source(path: str | Path, loader: Callable | None = None) -> MemorySource:
+def transcript_source(path: str | Path) -> MemorySource:
     """A foreign transcript (Claude Code, Codex) through sessions.importers.load_transcript."""
-    if loader is None:
-        from sessions.importers import load_transcript as loader
-    result = loader(path)
-    events = getattr(result, "events", None)
-    if events is None:
-        events = result[0] if isinstance(result, tuple) else list(result)
-    bad = getattr(getattr(result, "stats", None), "malformed", None) or []
+    from sessions.importers import load_transcript
+
+    result = load_transcript(path)
+    bad = result.stats.malformed
     notices = [malformed_notice(str(path), [m.line for m in bad], [m.reason for m in bad])] if bad else []
-    return MemorySource(list(events), label=Path(path).name, notices=notices)
+    return MemorySource(result.events, label=Path(path).name, notices=notices)

@@ -549,7 +549,7 @@ class HostCore:
                 if self.backend.differs(s.live[buf.name], 0, s.expected[buf.name], 0, buf.nbytes)]
 
     def rounds(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], flush: bool,
-               check_inputs: bool) -> list[CallRecord]:
+               check_inputs: bool, census_later: bool = False) -> list[CallRecord]:
         """The plan's rounds. With the launch census, each call's window opens before the
         evaluator's own work for it (the round's refresh and input copies on its first call, the
         poison, the flush) and closes after the synchronize that ends it; `self.attribution` then
@@ -612,8 +612,16 @@ class HostCore:
         if last is not None:
             last.other_cpu_ms = max(0.0, (b.other_cpu_ns() - last_cpu) / 1e6)
             last.outside_ms = max(0.0, (time.perf_counter_ns() - last_end) / 1e6)
-        self.attribution = census.attribute() if census is not None else None
+        # later: the flush and attribution wait for a `census` request, outside the verdict's clock
+        # around these calls (their cost is the request's, not the calls')
+        self.attribution = census.attribute() if census is not None and not census_later else None
         return records
+
+    def census_now(self) -> dict[str, Any]:
+        """The census of the rounds answered last (asked for after their reply), as reply fields."""
+        if self.census is None:
+            raise RuntimeError("census asked for without a launch census")
+        return self.census.attribute().to_reply()
 
     def _changed_since_snapshot(self, s: _Set, slot: int, wait_s: float) -> bool:
         """Did the outputs change after the call's snapshot (work still running after it returned)?
@@ -772,7 +780,8 @@ def serve(req_fd: int, rep_fd: int, bulk_fd: int | None = None) -> int:
                 reply["kind"] = "prepared"
             elif kind == "rounds":
                 plan = [(int(p[0]), [int(c) for c in p[1]]) for p in h["plan"]]
-                records = core.rounds(plan, h["seeds"], bool(h["flush"]), bool(h["check_inputs"]))
+                records = core.rounds(plan, h["seeds"], bool(h["flush"]), bool(h["check_inputs"]),
+                                      bool(h.get("census_later")))
                 reply |= {"kind": "rounds_done", **{
                     key: [getattr(r, key) for r in records]
                     for key in ("returned", "event_ms", "wall_ms", "other_cpu_ms", "outside_ms")},
@@ -782,6 +791,8 @@ def serve(req_fd: int, rep_fd: int, bulk_fd: int | None = None) -> int:
                 if h["check_inputs"]:
                     reply["modified"] = [r.modified for r in records]
                     reply["late"] = [r.late for r in records]
+            elif kind == "census":
+                reply |= {"kind": "census_done", **core.census_now()}
             elif kind == "fetch":
                 blocks = None if h["blocks"] is None else [(int(a), int(n)) for a, n in h["blocks"]]
                 if h.get("bulk_size") and bulk is not None:

@@ -188,15 +188,24 @@ class CandidateHost:
 
     def rounds(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], *, flush: bool,
                check_inputs: bool, timeout_s: float) -> Rounds:
-        return self.rounds_async(plan, seeds, flush=flush, check_inputs=check_inputs).result(timeout_s)
+        """A timed request: the verdict's clock brackets the calls alone; the launch census (its
+        flush and attribution, a cost that does not grow with the calls) is asked for after."""
+        census = bool(self.census.get("on"))
+        r = self.rounds_async(plan, seeds, flush=flush, check_inputs=check_inputs,
+                              census_later=census).result(timeout_s)
+        if census:
+            out, _ = self._ask({"kind": "census"}, None, "census_done", timeout_s, calls=len(r.wall_ms))
+            r.census = out["census"]
+        return r
 
     def rounds_async(self, plan: list[tuple[int, list[int]]], seeds: list[int | None], *, flush: bool,
-                     check_inputs: bool) -> Pending:
+                     check_inputs: bool, census_later: bool = False) -> Pending:
         calls = sum(len(order) for _, order in plan)
         census = bool(self.census.get("on"))
         seq = self._send({"kind": "rounds", "plan": [[s, list(o)] for s, o in plan], "seeds": seeds,
-                          "flush": flush, "check_inputs": check_inputs}, None, "rounds_done",
-                         calls=calls, with_modified=check_inputs, inputs=self.inputs, census=census)
+                          "flush": flush, "check_inputs": check_inputs, "census_later": census_later}, None,
+                         "rounds_done", calls=calls, with_modified=check_inputs, inputs=self.inputs, census=census,
+                         census_later=census_later)
 
         def done(out: dict[str, Any], ms: float) -> Rounds:
             return Rounds(out["returned"], out["event_ms"], out["wall_ms"], out["other_cpu_ms"], out["outside_ms"],
@@ -304,8 +313,11 @@ def _dispatch(core: HostCore, h: dict[str, Any], payload: bytes | None) -> tuple
     if kind == "prepare":
         core.prepare(ScenarioSpec.from_json(h["spec"]), memoryview(payload or b""))
         return {"kind": "prepared"}, None
+    if kind == "census":
+        return {"kind": "census_done", **core.census_now()}, None
     if kind == "rounds":
-        records = core.rounds([(int(s), list(o)) for s, o in h["plan"]], h["seeds"], h["flush"], h["check_inputs"])
+        records = core.rounds([(int(s), list(o)) for s, o in h["plan"]], h["seeds"], h["flush"], h["check_inputs"],
+                              bool(h.get("census_later")))
         # in-process, what the verdict itself maps would show: run-time loads are checked only in
         # a host of its own
         reply: dict[str, Any] = {"kind": "rounds_done", "libs": []}

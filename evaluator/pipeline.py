@@ -506,9 +506,9 @@ class Evaluation:
 
 def _shipped(task: Task) -> bool:
     """Is this one of the tasks shipped with KernelSeek (under kernels/)?"""
-    from kernels import TASKS_DIR
+    from evaluator.task import SHIPPED_TASKS_DIR
 
-    return task.dir.resolve().parent == Path(TASKS_DIR).resolve()
+    return task.dir.resolve().parent == SHIPPED_TASKS_DIR.resolve()
 
 
 def _unique(violations: list[Violation]) -> list[Violation]:

@@ -158,6 +158,13 @@ class CensusTally:
         self.cost_ms += census["ms"]
         self.what = self.what or census["what"]
 
+    def vouches(self) -> bool:
+        """Did the census see all of the candidate's calls whole (every call's own records in,
+        none lost) and nothing of it off the stream? A candidate that turned CUPTI off for its
+        context, or lost records, gets no such word."""
+        return (self.calls[CAND] > 0 and not self.dropped and not self.short and not self.off[CAND]
+                and not self.stray and len(self.spans) == self.calls[CAND])
+
     def verdict(self) -> tuple[dict[str, Any], str | None]:
         """(the audit's census entry, the problem in words or None). Work of the candidate off the
         evaluator's stream is a problem on any call; the seed's calls are the control: should the
@@ -623,7 +630,8 @@ class ScenarioRun:
                 res.flags.append("timing_inconsistent")
                 res.audit["timing_problem"] = (f"the verdict's clock saw {excess[0]:.4f} ms per call more than the "
                                                f"host reported, beyond the seed-only calibration")
-        gap = audit.gap_excess(t.gaps[CAND], t.gaps[SEED], res.cand_ms or 0.0)
+        floor = audit.GAP_FLOOR_CENSUS_MS if self.census.vouches() else audit.GAP_FLOOR_MS
+        gap = audit.gap_excess(t.gaps[CAND], t.gaps[SEED], res.cand_ms or 0.0, floor)
         if gap is not None:
             res.audit["gap"] = gap.to_json()
             if gap.flagged and self.task.backend == "cuda":

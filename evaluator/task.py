@@ -9,7 +9,7 @@ import fnmatch
 import hashlib
 import itertools
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
@@ -184,17 +184,23 @@ class Task:
         return chosen
 
 
+# Where a bare task name is looked up when the caller gives no tasks folder: the kernels/ folder
+# beside this package (a checkout and an installed wheel lay it out alike), found as a path and
+# never imported (the evaluator imports nothing above it). The application passes its own
+# (kernels.TASKS_DIR, tested equal); this default serves `python -m evaluator` on a GPU node and
+# direct calls; the tasks here are the shipped ones, which must carry a PINNED list.
+SHIPPED_TASKS_DIR = Path(__file__).resolve().parent.parent / "kernels"
+
+
 def find_task_dir(name_or_path: str | Path, tasks_dir: Path | None = None) -> Path:
-    """A task folder from a name under kernels/ or a path to a folder (or its task.yaml)."""
+    """A task folder from a name under `tasks_dir` (default SHIPPED_TASKS_DIR) or a path to a
+    folder (or its task.yaml)."""
     candidate = Path(name_or_path)
     if candidate.name == "task.yaml" and candidate.is_file():
         return candidate.parent.resolve()
     if candidate.is_dir() and (candidate / "task.yaml").is_file():
         return candidate.resolve()
-    if tasks_dir is None:
-        from kernels import TASKS_DIR
-
-        tasks_dir = TASKS_DIR
+    tasks_dir = Path(tasks_dir) if tasks_dir is not None else SHIPPED_TASKS_DIR
     by_name = tasks_dir / str(name_or_path)
     if "/" not in str(name_or_path) and (by_name / "task.yaml").is_file():
         return by_name.resolve()
@@ -206,7 +212,8 @@ def find_task_dir(name_or_path: str | Path, tasks_dir: Path | None = None) -> Pa
 
 
 def load_task(name_or_path: str | Path | Task, tasks_dir: Path | None = None) -> Task:
-    """Load and validate a task by name (kernels/<name>) or folder path. Raises TaskError."""
+    """Load and validate a task by name (a folder under `tasks_dir`, default SHIPPED_TASKS_DIR)
+    or folder path. Raises TaskError."""
     if isinstance(name_or_path, Task):
         return name_or_path
     folder = find_task_dir(name_or_path, tasks_dir)
@@ -554,8 +561,3 @@ def _kind(value: Any) -> str:
     if value is None:
         return "nothing"
     return f"{type(value).__name__} {value!r}"
-
-
-def with_timing(task: Task, **changes: Any) -> Task:
-    """A copy of the task with some timing fields replaced (tests use short budgets)."""
-    return replace(task, timing=replace(task.timing, **changes))

@@ -9,7 +9,6 @@ never exists as dicts all at once) and serves a transcript from the importer's l
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,22 +31,13 @@ class LoadedEvents:
     notes: list[str] = field(default_factory=list)
 
 
-def _looks_like_our_log(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            for raw in f:
-                if raw.strip():
-                    break
-            else:
-                return True  # empty: an empty log
-    except OSError as exc:
-        raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        first = json.loads(raw)
-    except ValueError:
-        return False
-    return (isinstance(first, dict) and isinstance(first.get("type"), str) and isinstance(first.get("seq"), int)
-            and "v" in first)
+def is_our_log(path: Path) -> bool:
+    """Whether a file is a KernelSeek events.jsonl (read with the tolerant log reader, streamed)
+    rather than a foreign transcript: by its name, or by the importers' own format detection (an
+    empty file is an empty log)."""
+    from sessions.importers import KERNELSEEK, detect_format
+
+    return path.name == "events.jsonl" or detect_format(path) == KERNELSEEK or path.stat().st_size == 0
 
 
 def load_events(source: str | os.PathLike, sessions_dir: str | os.PathLike | None = None) -> LoadedEvents:
@@ -56,37 +46,25 @@ def load_events(source: str | os.PathLike, sessions_dir: str | os.PathLike | Non
     from sessions.log import read_events
 
     p = Path(source).expanduser()
-    if p.is_file() and (p.name == "events.jsonl" or _looks_like_our_log(p)):
+    if p.is_file() and is_our_log(p):
         read = read_events(p)
         notes = [f"{len(read.malformed)} malformed line(s) skipped (first: {read.malformed[0]})"] if read.malformed else []
         return LoadedEvents(read.events, str(p), "events", notes)
     if p.is_file():
-        return _load_transcript(p)
+        return load_foreign(p)
     sp = resolve_session(source, sessions_dir)  # raises SessionError (one line) when there is none
     read = read_events(sp.events)
     notes = [f"{len(read.malformed)} malformed line(s) skipped (first: {read.malformed[0]})"] if read.malformed else []
     return LoadedEvents(read.events, str(sp.root), "session", notes)
 
 
-def _load_transcript(path: Path) -> LoadedEvents:
-    try:
-        from sessions.importers import load_transcript
-    except ImportError:
-        raise SourceError(f"{path}: not a KernelSeek log, and transcript importers (sessions.importers) "
-                          f"are not available to read it") from None
+def load_foreign(path: Path) -> LoadedEvents:
+    """A foreign transcript through the importers (they tell its format; TranscriptError, one
+    line, when they cannot)."""
+    from sessions.importers import load_transcript
+
     result = load_transcript(path)
-    events = getattr(result, "events", None)
-    stats = getattr(result, "stats", None)
-    if events is None:
-        if isinstance(result, tuple) and len(result) == 2:
-            events, stats = result
-        else:
-            events = list(result)
-    fmt = getattr(stats, "format", None) or "transcript"
-    notes = []
-    if stats is not None and hasattr(stats, "summary_line"):
-        notes.append(stats.summary_line())
-    return LoadedEvents(list(events), str(path), str(fmt), notes)
+    return LoadedEvents(result.events, str(path), result.format, [result.stats.summary_line()])
 
 
 @dataclass
@@ -122,10 +100,10 @@ def open_events(source: str | os.PathLike, sessions_dir: str | os.PathLike | Non
     from sessions.layout import resolve_session
 
     p = Path(source).expanduser()
-    if p.is_file() and (p.name == "events.jsonl" or _looks_like_our_log(p)):
+    if p.is_file() and is_our_log(p):
         return EventStream(str(p), "events", _log=p)
     if p.is_file():
-        loaded = _load_transcript(p)
+        loaded = load_foreign(p)
         return EventStream(loaded.path, loaded.format, loaded.notes, _events=loaded.events)
     sp = resolve_session(source, sessions_dir)
     return EventStream(str(sp.root), "session", _log=sp.events)

@@ -296,8 +296,9 @@ def attach_transcript(transcript: Path, *, task_name: str | None, gate: bool, ca
     task = None
     if task_name:
         from evaluator.task import load_task
+        from kernels import TASKS_DIR
 
-        task = load_task(task_name)
+        task = load_task(task_name, TASKS_DIR)
     agent = AttachedClaudeCode(transcript, gate=gate)
     existing = session_dir or find_attached_session(agent.facts["session_id"], sessions_dir)
     cand = None

@@ -103,8 +103,9 @@ def launch(task: str, *, on: str = "local", count: int = 1, arms: list[Arm] | No
     if on == "local":  # runners on this node: as many free GPUs as sessions, or nothing starts
         from agent.launchers.place import check_free
         from evaluator.task import load_task
+        from kernels import TASKS_DIR
 
-        check_free(load_task(task).backend, count, settings.get("gpu"))
+        check_free(load_task(task, TASKS_DIR).backend, count, settings.get("gpu"))
     base = sessions_root(sessions_dir)
     batch = None
     if count > 1:

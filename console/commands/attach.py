@@ -6,6 +6,7 @@ import os
 import sys
 
 from console.commands import add_sessions_dir
+from console.commands.launch_options import add_autopilot_arguments
 
 HELP = "follow and steer a Claude Code session you run yourself (hooks while attached)"
 DESCRIPTION = """Attach KernelSeek to a Claude Code session running in another terminal (your own
@@ -31,9 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                      "attach made for this Claude Code session, else a new one)")
     p.add_argument("--console", action="store_true", help="open the console on the session while attached")
     p.add_argument("--config", metavar="FILE", help="agent settings (YAML): detectors, autopilot, prices")
-    p.add_argument("--autopilot", action="store_true", help="send the top bank question at each decision point")
-    p.add_argument("--grace", metavar="SECONDS", type=float, default=30.0,
-                   help="with --autopilot, how long the steerer has to answer first (default 30)")
+    add_autopilot_arguments(p)
     p.add_argument("--quiet", action="store_true", help="print nothing but where the session is")
     add_sessions_dir(p)
 

@@ -52,11 +52,12 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from evaluator import evaluate_isolated, load_task
+    from kernels import TASKS_DIR
 
     to_stdout = args.json == "-"
     err = Console(stderr=True, highlight=False)
     out = err if to_stdout else Console(highlight=False)
-    task = load_task(args.task)
+    task = load_task(args.task, TASKS_DIR)
     options = dict(quick=args.quick, only=args.only, seed=args.seed, time_budget_s=args.budget,
                    timeout_s=args.timeout)
     picked = None

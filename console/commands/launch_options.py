@@ -1,5 +1,7 @@
-"""Where `run` and `steer` start the agent: the launcher flags both commands share.
+"""The flags `run` and `steer` share, declared once: the agent's settings and where it runs.
 
+    TASK  --session DIR  --resume SESSION  --agent native|claude-code  --model M  --config FILE
+    --autopilot [--grace S]  --max-turns N  --max-cost USD  --max-hours H  --unsafe-no-sandbox
     --on local|slurm   --count N   --arms A,B   --group NAME   --gpu auto|N|UUID|none
     --gpus N  --partition P  --time T  --account A  --sbatch-arg ARG ...   (with --on slurm)
 
@@ -8,6 +10,38 @@ Slurm defaults come from the agent config file's `slurm:` section; flags overrid
 from __future__ import annotations
 
 import argparse
+
+def add_autopilot_arguments(p: argparse.ArgumentParser) -> None:
+    """--autopilot and --grace (also `attach`'s). --grace given overrides the config file's
+    grace_s; not given, the file's (default 30 s) holds."""
+    p.add_argument("--autopilot", action="store_true",
+                   help="let the bank answer the decision points the steerer leaves open")
+    p.add_argument("--grace", metavar="SECONDS", type=float, default=None,
+                   help="with --autopilot, how long the steerer has to answer first (default: the config "
+                        "file's grace_s, else 30; 0 for runs nobody watches)")
+
+
+def add_agent_arguments(p: argparse.ArgumentParser) -> None:
+    """The task or session, the agent and its settings."""
+    p.add_argument("task", metavar="TASK", nargs="?", help="task name or folder (omit with --resume)")
+    p.add_argument("--session", metavar="DIR", help="session directory to create (default: a new one under "
+                                                    "the sessions dir)")
+    p.add_argument("--resume", metavar="SESSION", help="rebuild the conversation from SESSION's log and carry on")
+    p.add_argument("--agent", choices=("native", "claude-code"), default="native",
+                   help="native: KernelSeek's own loop on the Messages API; claude-code: Claude Code driven "
+                        "headless (see docs/agent.md). --resume keeps the session's own")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="where no sandbox can be made (no bubblewrap, no user namespaces), run the agent's "
+                        "commands unconfined instead of refusing to start")
+    p.add_argument("--model", metavar="M", help="model (default: $KERNELSEEK_MODEL or the config default)")
+    add_autopilot_arguments(p)
+    p.add_argument("--max-turns", metavar="N", type=int, help="end the session after N model turns")
+    p.add_argument("--max-cost", metavar="USD", type=float, help="end the session once it has cost this much")
+    p.add_argument("--max-hours", metavar="H", type=float,
+                   help="end the session after this many hours of running (pauses not counted)")
+    p.add_argument("--config", metavar="FILE",
+                   help="agent settings (YAML; default $KERNELSEEK_CONFIG or $KERNELSEEK_HOME/agent.yaml)")
+
 
 ON_HELP = ("where the agent runs: local (default; `run` runs it in this process) or slurm (a batch "
            "job; the session lives on the shared KERNELSEEK_HOME). --resume keeps the session's own")

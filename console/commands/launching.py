@@ -25,8 +25,9 @@ def agent_settings(args: argparse.Namespace) -> dict:
 def start_new(args: argparse.Namespace, on: str) -> Launched:
     """Make the sessions (private, under the sessions root) and start their runners."""
     from evaluator import load_task
+    from kernels import TASKS_DIR
 
-    load_task(args.task)  # a bad task name: one line now, not N dead runners later
+    load_task(args.task, TASKS_DIR)  # a bad task name: one line now, not N dead runners later
     arms = parse_arms(args.arms) if args.arms else None
     return launch(args.task, on=on, count=args.count, arms=arms, settings=agent_settings(args),
                   sessions_dir=args.sessions_dir, session=args.session, group=args.group,

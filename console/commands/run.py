@@ -23,8 +23,8 @@ import threading
 import time
 
 from console.commands import add_sessions_dir
-from console.commands.launch_options import (add_launch_arguments, check_launch_arguments, check_slurm_flags,
-                                             resume_launcher)
+from console.commands.launch_options import (add_agent_arguments, add_launch_arguments, check_launch_arguments,
+                                             check_slurm_flags, resume_launcher)
 
 HELP = "run the agent on a task headless, printing the console's rows, one line each"
 
@@ -32,25 +32,8 @@ EXIT_CODES = {"goal_met": 0, "max_turns": 3, "max_cost": 3, "max_hours": 3, "sto
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("task", metavar="TASK", nargs="?", help="task name or folder (omit with --resume)")
-    p.add_argument("--session", metavar="DIR", help="session directory to create")
-    p.add_argument("--resume", metavar="SESSION", help="rebuild the conversation from SESSION's log and carry on")
-    p.add_argument("--agent", choices=("native", "claude-code"), default="native",
-                   help="native: KernelSeek's own loop on the Messages API; claude-code: Claude Code driven "
-                        "headless (see docs/agent.md). --resume keeps the session's own")
-    p.add_argument("--model", metavar="M", help="model (default: $KERNELSEEK_MODEL or the config default)")
-    p.add_argument("--autopilot", action="store_true", help="send the top bank question at each decision point")
-    p.add_argument("--grace", metavar="SECONDS", type=float, default=0.0,
-                   help="with --autopilot, wait this long for a human to answer first")
-    p.add_argument("--max-turns", metavar="N", type=int, help="end the session after N model turns")
-    p.add_argument("--max-cost", metavar="USD", type=float, help="end the session past this cost")
-    p.add_argument("--max-hours", metavar="H", type=float, help="end the session past this many hours")
-    p.add_argument("--config", metavar="FILE",
-                   help="agent settings (YAML; default $KERNELSEEK_CONFIG or $KERNELSEEK_HOME/agent.yaml)")
+    add_agent_arguments(p)
     p.add_argument("--quiet", action="store_true", help="print nothing; the session log has everything")
-    p.add_argument("--unsafe-no-sandbox", action="store_true",
-                   help="where no sandbox can be made (no bubblewrap, no user namespaces), run the agent's "
-                        "commands unconfined instead of refusing to start")
     add_sessions_dir(p)
     add_launch_arguments(p)
 
@@ -131,6 +114,7 @@ def pin_gpu(args: argparse.Namespace):
     """Pin this runner to a GPU when its task runs on one (agent.launchers.place); the placement."""
     from agent.launchers.place import pin_runner
     from evaluator import TaskError, load_task
+    from kernels import TASKS_DIR
     from sessions.layout import first_event, resolve_session
 
     prefer, task = None, args.task
@@ -141,7 +125,7 @@ def pin_gpu(args: argparse.Namespace):
     if not task:
         return None
     try:
-        backend = load_task(task).backend
+        backend = load_task(task, TASKS_DIR).backend
     except TaskError:
         return None  # the session host says what is wrong with the task
     return pin_runner(backend, getattr(args, "gpu", None), prefer=prefer,
@@ -270,22 +254,11 @@ class EventLines:
         return f"{time.strftime('%H:%M:%S', time.localtime(ev.get('t') or 0))} #{ev.get('seq', '?'):<5}"
 
     def line(self, row, ev: dict) -> str:
-        from rich.style import Style
+        from console.render import plain_line
 
-        from console.render import GUTTER_MIN_WIDTH, badge, fit_segments, line_pieces
-
-        head = self._stamp(ev) + " "
         # the clock and seq stand in for the console's elapsed-time gutter
-        left, right = line_pieces(row, min(self.width, GUTTER_MIN_WIDTH - 1), None, {}, mark=False)
-        b = badge(row).strip()
-        if b:
-            left.insert(1, (f"[{b}] ", Style()))
-        segments = fit_segments(left, right, self.width - len(head), Style())
-        if segments is None:  # wide characters: let Rich cut it
-            body = "".join(t for t, _ in left) + "".join(t for t, _ in right)
-        else:
-            body = "".join(seg.text for seg in segments)
-        return (head + body).rstrip()
+        head = self._stamp(ev) + " "
+        return head + plain_line(row, self.width - len(head))
 
 
 class _NoBodies:

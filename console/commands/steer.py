@@ -11,8 +11,8 @@ import argparse
 import sys
 
 from console.commands import add_sessions_dir
-from console.commands.launch_options import (add_launch_arguments, check_launch_arguments, check_slurm_flags,
-                                             resume_launcher)
+from console.commands.launch_options import (add_agent_arguments, add_launch_arguments, check_launch_arguments,
+                                             check_slurm_flags, resume_launcher)
 
 HELP = "run the agent on a task and steer it in the console"
 DESCRIPTION = """Start the agent on TASK in a new session (or --resume one) and open the console on
@@ -26,23 +26,7 @@ class SteerError(Exception):
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("task", metavar="TASK", nargs="?", help="task name or folder (omit with --resume)")
-    p.add_argument("--session", metavar="DIR", help="session directory (default: a new one under the sessions dir)")
-    p.add_argument("--resume", metavar="SESSION", help="carry on an interrupted session and attach to it")
-    p.add_argument("--agent", choices=("native", "claude-code"), default="native",
-                   help="native: KernelSeek's own loop; claude-code: Claude Code driven headless")
-    p.add_argument("--unsafe-no-sandbox", action="store_true",
-                   help="where no sandbox can be made, run the agent's commands unconfined instead of refusing")
-    p.add_argument("--model", metavar="M", help="model (default: $KERNELSEEK_MODEL or the config default)")
-    p.add_argument("--autopilot", action="store_true", help="let the bank answer decision points the steerer leaves open")
-    p.add_argument("--grace", metavar="SECONDS", type=float, default=30.0,
-                   help="with --autopilot, how long the steerer has to answer first (default 30)")
-    p.add_argument("--max-turns", metavar="N", type=int, help="end the session after N model turns")
-    p.add_argument("--max-cost", metavar="USD", type=float, help="end the session once it has cost this much")
-    p.add_argument("--max-hours", metavar="H", type=float,
-                   help="end the session after this many hours of running (pauses not counted)")
-    p.add_argument("--config", metavar="FILE",
-                   help="agent settings (YAML; default $KERNELSEEK_CONFIG or $KERNELSEEK_HOME/agent.yaml)")
+    add_agent_arguments(p)
     add_sessions_dir(p)
     add_launch_arguments(p)
 
@@ -62,7 +46,7 @@ def _launch_args(task, session, resume, sessions_dir, launch, settings) -> argpa
     if launch is not None:
         base.update({k: getattr(launch, k) for k in base})
     return argparse.Namespace(task=task, session=session, resume=resume, sessions_dir=sessions_dir,
-                              **base, **{"autopilot": False, "grace": 30.0, "model": None, "max_turns": None,
+                              **base, **{"autopilot": False, "grace": None, "model": None, "max_turns": None,
                                          "max_cost": None, "max_hours": None, "config": None, "agent": None,
                                          "unsafe_no_sandbox": False, **settings})
 

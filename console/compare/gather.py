@@ -104,13 +104,14 @@ def candidate_of(sp: SessionPaths) -> Path | None:
 
 def task_of(sp: SessionPaths):
     from evaluator import load_task
+    from kernels import TASKS_DIR
 
     reader = DigestReader(sp.root)
     reader.refresh()
     d = reader.digest
     if d.task_dir and Path(d.task_dir).is_dir():
         return load_task(d.task_dir)
-    return load_task(d.task or "?")
+    return load_task(d.task or "?", TASKS_DIR)
 
 
 def reevaluate(result: SessionResult, *, out_dir: Path, budget_s: float | None = None,

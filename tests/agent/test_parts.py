@@ -13,6 +13,7 @@ from agent.conversation import Conversation, compact
 from agent.secrets import REDACTED, Redactor, is_secret_name, scrubbed_env
 from agent.shell import cap_text, run_shell
 from agent.tools import ToolInputError, edit_file, read_file, workspace_path, write_file
+from synthetic_session import event as ev
 
 
 # -- file tools ---------------------------------------------------------------------------------
@@ -143,23 +144,19 @@ def test_prices_by_model_family():
 
 # -- the conversation fold ----------------------------------------------------------------------
 
-def _ev(seq, type, **f):
-    return {"v": 1, "seq": seq, "t": float(seq), "type": type, **f}
-
-
 def test_the_fold_keeps_only_the_attempt_that_completed_and_orders_results_first():
     conv = Conversation()
     log = [
-        _ev(0, "session_start", task="t", prompt={"system": "S", "task": "T"}),
-        _ev(1, "assistant_text", text="cut short", turn=1, attempt=1),
-        _ev(2, "assistant_text", text="whole", turn=1, attempt=2),
-        _ev(3, "tool_call", id="a", name="bash", input={"command": "ls"}, turn=1, attempt=2),
-        _ev(4, "usage", turn=1, attempt=2, stop_reason="tool_use"),
-        _ev(5, "human_message", text="hello", inbox_id="m1"),
-        _ev(6, "tool_result", id="a", output="x.c"),
-        _ev(7, "tool_result", id="zzz", output="stray"),  # no such call: ignored
-        _ev(8, "assistant_text", text="never finished", turn=2, attempt=1),  # crash: no usage
-        _ev(9, "session_resume"),
+        ev(0, "session_start", task="t", prompt={"system": "S", "task": "T"}),
+        ev(1, "assistant_text", text="cut short", turn=1, attempt=1),
+        ev(2, "assistant_text", text="whole", turn=1, attempt=2),
+        ev(3, "tool_call", id="a", name="bash", input={"command": "ls"}, turn=1, attempt=2),
+        ev(4, "usage", turn=1, attempt=2, stop_reason="tool_use"),
+        ev(5, "human_message", text="hello", inbox_id="m1"),
+        ev(6, "tool_result", id="a", output="x.c"),
+        ev(7, "tool_result", id="zzz", output="stray"),  # no such call: ignored
+        ev(8, "assistant_text", text="never finished", turn=2, attempt=1),  # crash: no usage
+        ev(9, "session_resume"),
     ]
     for e in log:
         conv.add(e)
@@ -171,8 +168,8 @@ def test_the_fold_keeps_only_the_attempt_that_completed_and_orders_results_first
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "x.c"},
                                      {"type": "text", "text": "[Message from the steerer]\nhello"}]},
     ]
-    conv.add(_ev(10, "assistant_text", text="again", turn=2, attempt=1))
-    conv.add(_ev(11, "usage", turn=2, attempt=1, stop_reason="end_turn"))
+    conv.add(ev(10, "assistant_text", text="again", turn=2, attempt=1))
+    conv.add(ev(11, "usage", turn=2, attempt=1, stop_reason="end_turn"))
     assert conv.messages[-1] == {"role": "assistant", "content": [{"type": "text", "text": "again"}]}
 
 
@@ -197,16 +194,16 @@ def test_every_event_type_prints_as_lines_of_one_row_each():
     from console.commands.run import EventLines
 
     samples = [
-        _ev(0, "session_start", task="t", model="m", device="cpu", goal={"min_geomean": 2}),
-        _ev(1, "assistant_text", text="a\nb"), _ev(2, "thinking", text="hmm"),
-        _ev(3, "tool_call", id="c1", name="bash", input={"command": "ls\n-la"}),
-        _ev(4, "tool_result", id="c1", name="bash", output="x\ny", duration_s=0.5),
-        _ev(5, "eval_start", candidate="c.c", quick=True, scenarios=3), _ev(6, "eval_progress", done=1, total=3),
-        _ev(7, "eval_result", summary={"geomean": 1.2, "passed": 3, "total": 3}, report="evals/0001.json"),
-        _ev(8, "decision_point", kind="stall", evidence="e", suggestions=[{"id": "q", "text": "?"}]),
-        _ev(9, "human_message", text="hi", source="free"), _ev(10, "stop_check", goal_met=False, reasons=["r"]),
-        _ev(11, "usage", input_tokens=1, output_tokens=2), _ev(12, "error", message="boom"),
-        _ev(13, "compaction", upto=3), _ev(14, "something_new", x=1), _ev(15, "session_end", reason="goal_met"),
+        ev(0, "session_start", task="t", model="m", device="cpu", goal={"min_geomean": 2}),
+        ev(1, "assistant_text", text="a\nb"), ev(2, "thinking", text="hmm"),
+        ev(3, "tool_call", id="c1", name="bash", input={"command": "ls\n-la"}),
+        ev(4, "tool_result", id="c1", name="bash", output="x\ny", duration_s=0.5),
+        ev(5, "eval_start", candidate="c.c", quick=True, scenarios=3), ev(6, "eval_progress", done=1, total=3),
+        ev(7, "eval_result", summary={"geomean": 1.2, "passed": 3, "total": 3}, report="evals/0001.json"),
+        ev(8, "decision_point", kind="stall", evidence="e", suggestions=[{"id": "q", "text": "?"}]),
+        ev(9, "human_message", text="hi", source="free"), ev(10, "stop_check", goal_met=False, reasons=["r"]),
+        ev(11, "usage", input_tokens=1, output_tokens=2), ev(12, "error", message="boom"),
+        ev(13, "compaction", upto=3), ev(14, "something_new", x=1), ev(15, "session_end", reason="goal_met"),
     ]
     printer = EventLines(100)
     printed = {ev["type"]: printer.add(ev) for ev in samples}
@@ -225,10 +222,10 @@ def test_the_printer_shows_escape_sequences_and_never_sends_them():
     nasty = ("\x1b]0;owned title\x07 \x1b]52;c;Y3VybCBldmlsLnNo\x07 \x1b[?1000h \x9b31m "
              "\u202eevil\u202c \x1b[2J")
     printer = EventLines(300)
-    lines = printer.add(_ev(0, "tool_call", id="a", name="bash", input={"command": nasty}))
-    lines += printer.add(_ev(1, "tool_result", id="a", name="bash", output=nasty))
-    lines += printer.add(_ev(2, "assistant_text", text=nasty))
-    lines += printer.add(_ev(3, "error", message=nasty))
+    lines = printer.add(ev(0, "tool_call", id="a", name="bash", input={"command": nasty}))
+    lines += printer.add(ev(1, "tool_result", id="a", name="bash", output=nasty))
+    lines += printer.add(ev(2, "assistant_text", text=nasty))
+    lines += printer.add(ev(3, "error", message=nasty))
     text = "\n".join(lines)
     assert not any(c in text for c in "\x1b\x07\x9b\u202e\u202c")
     assert "␛]52;c;" in text and "⟨U+202E⟩" in text  # shown, so the reader sees what was tried

@@ -41,9 +41,25 @@ def test_bank_actions_have_help(capsys):
         assert f"kernelseek bank {action}" in capsys.readouterr().out
 
 
-def test_version():
+def test_version_is_the_installed_one_from_pyproject():
+    import tomllib
+    from pathlib import Path
+
+    declared = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["version"]
     r = run("--version")
-    assert r.returncode == 0 and r.stdout.startswith("kernelseek ")
+    assert r.returncode == 0 and r.stdout == f"kernelseek {declared}\n"
+
+
+def test_version_outside_an_installation_says_so(monkeypatch):
+    import importlib.metadata
+
+    from console import cli
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    assert cli.installed_version() == "(not installed: run from a checkout)"
 
 
 def test_help_imports_nothing_heavy():
@@ -81,3 +97,23 @@ def test_sessions_lists_json_and_handles_an_empty_root(tmp_path):
     assert json.loads(r.stdout)[0]["task"] == "softmax-cpu"
     r = run("sessions", "--sessions-dir", str(tmp_path))
     assert "softmax-cpu" in r.stdout and "lost" in r.stdout  # no runner holds it and it has no end
+
+
+def test_run_and_steer_take_the_same_agent_flags_with_the_same_defaults():
+    """Declared once (console.commands.launch_options): the same options, the same defaults,
+    one --grace default for run, steer and attach (the config's grace_s, 30 s)."""
+    from agent.config import AUTOPILOT_GRACE_S, AgentConfig, load_config
+    from console.cli import build_parser
+
+    parser = build_parser()
+    run_args = vars(parser.parse_args(["run", "attention-cpu"]))
+    steer_args = vars(parser.parse_args(["steer", "attention-cpu"]))
+    shared = set(run_args) & set(steer_args)
+    assert {"agent", "model", "autopilot", "grace", "max_turns", "max_cost", "max_hours", "config",
+            "unsafe_no_sandbox", "session", "resume", "on", "count", "arms", "gpu"} <= shared
+    shared -= {"command", "_module"}
+    assert {k: run_args[k] for k in shared} == {k: steer_args[k] for k in shared}
+    assert run_args["grace"] is None is vars(parser.parse_args(["attach", "claude-code"]))["grace"]
+    assert AgentConfig().grace_s == AUTOPILOT_GRACE_S == 30.0
+    assert load_config(None, grace_s=run_args["grace"]).grace_s == 30.0
+    assert load_config(None, grace_s=0.0).grace_s == 0.0

@@ -84,9 +84,9 @@ async def test_live_ranking_from_the_real_bank_when_a_decision_point_has_no_sugg
 
 
 def test_every_event_type_makes_a_row_or_folds_into_one():
-    from console.model import SessionModel, _HANDLERS, _NO_ROW
+    from console.model import NO_ROW, ROW_HANDLERS, SessionModel
 
-    assert set(EVENT_TYPES) <= set(_HANDLERS) | _NO_ROW | {"eval_progress"}
+    assert set(EVENT_TYPES) <= set(ROW_HANDLERS) | NO_ROW | {"eval_progress"}
     assert SessionModel  # imported for the handler table
 
 

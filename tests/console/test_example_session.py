@@ -1,6 +1,6 @@
 """The bundled example session that `kernelseek start` replays without an API key.
 
-It was recorded by tests/agent/demo_model.py: a scripted model driving the real runner and the
+It was recorded by tools/record_example.py: a scripted model driving the real runner and the
 real evaluator on attention-cpu. These tests hold it to that: a well-formed log that says how it
 was made, decision points the detectors still find when run again, questions that exist in the
 bank, real reports, a final kernel that the evaluator passes today, and a console that replays it.

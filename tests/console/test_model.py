@@ -4,7 +4,7 @@ from __future__ import annotations
 from console.model import (DECISION, EVAL, HUMAN, OTHER, START, STREAM, TEXT, TOOL, SessionModel,
                            goal_geomean, tool_summary)
 from console.store import MemoryEventStore
-from synthetic_session import synthetic_events
+from synthetic_session import event as ev, synthetic_events
 
 
 def fold(events) -> SessionModel:
@@ -13,10 +13,6 @@ def fold(events) -> SessionModel:
     model = SessionModel(store)
     model.add(events)
     return model
-
-
-def ev(seq, type_, **fields):
-    return {"v": 1, "seq": seq, "t": 1000.0 + seq, "type": type_, **fields}
 
 
 def test_a_tool_call_and_its_result_are_one_row():

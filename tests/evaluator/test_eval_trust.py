@@ -101,6 +101,23 @@ def test_every_reply_is_held_to_its_schema(change, message):
     assert check_reply(12, _reply(GOOD_ROUNDS), "rounds_done", 3, calls=2)["event_ms"] == [1.0, 2.0]
 
 
+CENSUS = {"census_on": [3, 3], "census_off": [0, 0], "census_span_ms": [0.1, 0.1], "census_stray": 0,
+          "census_dropped": 0, "census_what": "", "census_short": 0, "census_ms": 0.4}
+
+
+def test_the_census_comes_after_the_timed_reply_and_is_held_to_its_schema():
+    """A timed request's reply carries no census (its flush stays outside the verdict's clock around
+    the calls); the `census` request that follows carries it, one count per call."""
+    with pytest.raises(ProtocolError, match="unexpected field"):
+        check_reply(12, _reply(GOOD_ROUNDS | CENSUS), "rounds_done", 3, calls=2, census=True, census_later=True)
+    assert "census" not in check_reply(12, _reply(GOOD_ROUNDS), "rounds_done", 3, calls=2, census=True,
+                                       census_later=True)
+    done = {"kind": "census_done", "seq": 4} | CENSUS
+    assert check_reply(13, _reply(done), "census_done", 4, calls=2)["census"]["on"] == [3, 3]
+    with pytest.raises(ProtocolError, match="census_on"):
+        check_reply(13, _reply(done | {"census_on": [3]}), "census_done", 4, calls=2)
+
+
 def test_malformed_frames_name_the_message():
     r, w = os.pipe()
     os.write(w, b'{"kind": "bye", "seq": 1}\n' + b"not json\n" + b'[1, 2]\n' + b'{"kind": "data", "seq": 4, "payload": 9}\nabc')
@@ -225,6 +242,29 @@ def test_work_off_the_stream_counts_on_every_call_pattern():
     # and one that does it on one call in fifty but twenty times as long
     rare = [g + (0.1 if i % 50 == 0 else 0.0) for i, g in enumerate(clean)]
     assert audit.gap_excess(rare, seed, 0.005).flagged
+
+
+def test_the_gap_check_leans_on_a_census_that_saw_every_call_and_only_then():
+    """The H200's honest 10 us attention kernels read up to 12 us more wall-minus-event per call
+    than the seed's copy of themselves; with a census that saw each call whole that is no finding,
+    without one (or with records lost, or work off the stream) the fine floor stays."""
+    from evaluator.scenario import CAND, SEED, CensusTally
+
+    honest_cand, seed = [0.075 + 0.0005 * (i % 3) for i in range(53)], [0.063 + 0.0005 * (i % 3) for i in range(53)]
+    assert audit.gap_excess(honest_cand, seed, 0.0097).flagged
+    assert not audit.gap_excess(honest_cand, seed, 0.0097, audit.GAP_FLOOR_CENSUS_MS).flagged
+    hidden = [g + 0.03 for g in honest_cand]  # 30 us more per call still shows
+    assert audit.gap_excess(hidden, seed, 0.0097, audit.GAP_FLOOR_CENSUS_MS).flagged
+    whole = {"on": [1, 1], "off": [0, 0], "span_ms": [0.01, 0.01], "stray": 0, "dropped": 0, "what": "",
+             "short": 0, "ms": 0.1}
+    tally = CensusTally()
+    tally.add(whole, [SEED, CAND], [0.01, 0.01])
+    assert tally.vouches()
+    for bad in ({"short": 1}, {"dropped": 2}, {"span_ms": [0.01, 0.0]}, {"off": [0, 1]}, {"stray": 1}):
+        t = CensusTally()
+        t.add(whole | bad, [SEED, CAND], [0.01, 0.01])
+        assert not t.vouches(), bad
+    assert not CensusTally().vouches()  # no census: the fine floor
 
 
 def test_the_physical_floor_takes_the_tighter_of_both_limits():

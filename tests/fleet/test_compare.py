@@ -17,12 +17,15 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from demo_model import DOT, DOT_SIMD
 from fake_anthropic import FakeAnthropic, Reply, text, tool
 from fleet_helpers import (STEERER, cli_env, current_job, events, kernelseek, of_type, small_attention_task,
                            wait_until, write_config)
 
 pytestmark = pytest.mark.timeout(300)
+
+# the vectorising edit of the bundled example's story (tools/record_example.py), on attention-cpu's seed
+DOT = "                for (int d = 0; d < D; ++d) dot += q[d] * k[(long)j * D + d];"
+DOT_SIMD = "#pragma omp simd reduction(+:dot)\n" + DOT
 
 
 def steered_by_questions(req) -> Reply:
@@ -50,7 +53,7 @@ def test_compare_prints_the_arms_and_their_difference_and_matches_a_reevaluation
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
-    cfg = write_config(home / "agent.yaml", max_turns=3)
+    cfg = write_config(home / "agent.yaml", max_turns=3, grace_s=0)  # an A/B run nobody watches
     task = small_attention_task(tmp_path)
     on = ["--on", "slurm", "--gpus", "1"] if slurm_or_none is not None else ["--on", "local"]
     with FakeAnthropic(handler=steered_by_questions) as server:

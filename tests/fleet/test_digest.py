@@ -14,12 +14,9 @@ import pytest
 from sessions.digest import (DigestReader, RunnerView, SessionDigest, counted_geomean, digest_events,
                              session_state)
 from sessions.log import SessionWriter
+from synthetic_session import event as ev
 
 FULL = {"quick": False}
-
-
-def ev(seq, type_, **fields):
-    return {"v": 1, "seq": seq, "t": 1000.0 + seq, "type": type_, **fields}
 
 
 def disagreeing_session() -> list[dict]:

@@ -37,7 +37,7 @@ echo "gpu pytest wall: $(secs "$t0") s (limit 300)"
 timeout -k 10 90 python3 -m pytest tests/gpus -m gpu -q -p no:cacheprovider -rA 2>&1 \
   | tee "$OUT/pytest_gpus.log" | grep -E "^(PASSED|FAILED|ERROR)|passed|failed" | tail -8
 s=$(date +%s.%N)
-timeout -k 10 150 python3 tests/attention_sm90/acceptance.py --out "$OUT" --stages full > "$OUT/acceptance.out" 2>&1
+timeout -k 10 150 python3 benchmarks/attention_acceptance.py --out "$OUT" --stages full > "$OUT/acceptance.out" 2>&1
 echo "attention full sweep: exit $? wall $(secs "$s") s (limit 150)"
 grep -E "^full: wall|^FULL |Traceback|Error" "$OUT/acceptance.out" | cut -c1-400 | tail -6
 timeout 20 python3 tests/evaluator/eval_figures.py "$KS_FIGURES" "$OUT/summary.json" | tail -60

@@ -5,7 +5,7 @@ from qevents import Log
 from questions.annotate import DecisionAnnotator, carries_points, config_for
 from questions.detectors import DetectorConfig, Detectors, detect
 from questions.moments import fold
-from questions.bench_detect import synthetic_log
+from synthetic_session import long_run_log as synthetic_log
 
 
 def shown(events, annotator=None):

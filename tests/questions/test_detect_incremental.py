@@ -5,7 +5,7 @@ import random
 import threading
 import time
 
-from questions.bench_detect import synthetic_log
+from synthetic_session import long_run_log as synthetic_log
 from questions.detectors import Detectors, detect
 from questions.loader import load_bank
 from questions.moments import fold

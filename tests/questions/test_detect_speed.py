@@ -1,8 +1,8 @@
 """The detectors' budgets (issue #4): a 100,000-event log in under 2 s, under 50 µs per event live.
 
-The log is the benchmark's synthetic long session (questions/bench_detect.py): real-sized tool
-inputs and outputs, evaluations with scenarios, claims now and then. Run the benchmark itself
-for the full figures: `python -m questions.bench_detect`.
+The log is the benchmark's synthetic long session (tests/support/synthetic_session.py's
+`long_run_events`): real-sized tool inputs and outputs, evaluations with scenarios, claims now and
+then. Run the benchmark itself for the full figures: `python benchmarks/bench_detect.py`.
 """
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import time
 
 import pytest
 
+from bench_detect import BATCH_BUDGET_S, PER_EVENT_BUDGET_US
 from budgets import within
-from questions.bench_detect import BATCH_BUDGET_S, PER_EVENT_BUDGET_US, synthetic_log
+from synthetic_session import long_run_log as synthetic_log
 from questions.detectors import Detectors, detect
 
 
@@ -47,7 +48,7 @@ def test_per_event_cost_live():
 @pytest.mark.bench
 def test_detect_streams_a_200_mb_log_in_little_memory():
     """`kernelseek detect` on a 200 MB events.jsonl, in a child process: peak RSS under 300 MB."""
-    from questions.bench_detect import MEMORY_BUDGET_MB, memory
+    from bench_detect import MEMORY_BUDGET_MB, memory
 
     m = memory(200)
     print(f"\n{m}")
@@ -59,10 +60,10 @@ def test_detect_reads_a_log_in_slices(tmp_path, monkeypatch):
     """The default run's check that detection streams: a log read through `open_events` never
     holds more than a slice of it (the budget above is measured under -m bench)."""
     from questions import source
-    from questions.bench_detect import write_log
+    from synthetic_session import write_long_run_log
 
     path = tmp_path / "events.jsonl"
-    n, size = write_log(path, 3 << 20)
+    n, size = write_long_run_log(path, 3 << 20)
     monkeypatch.setattr(source, "SLICE_BYTES", 256 << 10)
     reads = []
     from sessions.log import LogReader

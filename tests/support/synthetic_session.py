@@ -4,13 +4,18 @@
 session (assistant text, tool calls and results, evaluations with per-scenario results,
 usage, decision points with suggestions, human messages) with fixed timestamps from `t0`, so two
 runs produce byte-identical logs. `write_synthetic_session(dir, ...)` writes them through the
-real `SessionWriter`.
+real `SessionWriter`. `long_run_events(n)` yields n events of a long agent run with real-sized
+tool inputs and outputs, claims, build loops and evaluations (the detectors' benchmark,
+benchmarks/bench_detect.py, and the tests that feed the detectors a big log). `event(seq, type)`
+builds one event for a test that writes its log by hand.
 """
 from __future__ import annotations
 
 import json
 import os
 import random
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +62,11 @@ _KERNEL_LINES = (
 )
 
 
+def event(seq: int, type_: str, *, t: float | None = None, **fields) -> dict:
+    """One event in the log's schema; `t` defaults to 1000 + seq (ordered, readable in a failure)."""
+    return {"v": 1, "seq": seq, "t": 1000.0 + seq if t is None else t, "type": type_, **fields}
+
+
 def synthetic_events(n_tool_calls: int = 40, *, seed: int = 7, t0: float = T0, dt: float = 1.5,
                      eval_every: int = 10, dp_every: int = 60, human_every: int = 120,
                      end: bool = True, output_lines: int = 12, task: str = "attention-cpu",
@@ -78,8 +88,7 @@ def synthetic_events(n_tool_calls: int = 40, *, seed: int = 7, t0: float = T0, d
 
     def ev(type_: str, **fields) -> dict:
         nonlocal seq, t
-        e = {"v": 1, "seq": seq, "t": round(t, 3), "type": type_}
-        e.update(fields)
+        e = event(seq, type_, t=round(t, 3), **fields)
         seq += 1
         t += dt * (0.5 + rng.random())
         return e
@@ -202,3 +211,172 @@ def write_synthetic_session(root: str | os.PathLike, n_tool_calls: int = 40, **k
     for n, report in reports.items():
         sp.eval_report(n).write_text(json.dumps(report, indent=1))
     return sp
+
+
+def append_live(paths: list[str], rate: float, seconds: float, *, first_seed: int = 0, fsync: bool = True,
+                ready=None) -> int:
+    """Append synthetic events to each log at `rate` events/s for `seconds`, stamped with the
+    wall clock, one writer per log holding its lock as a runner does (the benchmarks' live
+    sessions). `ready()` is called once every writer is open; returns how many were written."""
+    writers = [SessionWriter(p, **({} if fsync else {"fsync_types": frozenset()})) for p in paths]
+    streams = [synthetic_events(10**7, end=False, seed=first_seed + i, dt=1.0 / rate) for i in range(len(paths))]
+    if ready is not None:
+        ready()
+    start, n = time.monotonic(), 0
+    try:
+        while (elapsed := time.monotonic() - start) < seconds:
+            due = int(elapsed * rate) + 1
+            while n < due:
+                for w, s in zip(writers, streams):
+                    ev = next(s)
+                    ev["seq"], ev["t"] = w.next_seq, round(time.time(), 6)
+                    w.write_event(ev)
+                n += 1
+            time.sleep(0.005)
+    finally:
+        for w in writers:
+            w.close()
+    return n * len(paths)
+
+
+def main(argv: list[str]) -> int:
+    """`python synthetic_session.py live RATE SECONDS FIRST_SEED FSYNC(0|1) LOG...`: append_live
+    in a process of its own (prints `ready`, then the count)."""
+    if len(argv) < 6 or argv[0] != "live":
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    rate, seconds, first_seed, fsync = float(argv[1]), float(argv[2]), int(argv[3]), argv[4] == "1"
+    n = append_live(argv[5:], rate, seconds, first_seed=first_seed, fsync=fsync,
+                    ready=lambda: print("ready", flush=True))
+    print(n, flush=True)
+    return 0
+
+
+# -- a long agent run, for the detectors' benchmark and the tests that feed them a big log --------
+
+_RUN_PROSE = (
+    "Let me look at the seed kernel first and see how it tiles the K dimension.",
+    "The inner loop loads a 64x64 tile of K into shared memory and then does the dot products.",
+    "I'll try double buffering the shared-memory tiles so the loads overlap with the math.",
+    "The profile shows most stalls are long scoreboard waits on global loads.",
+    "That change helped the large scenarios but the small ones got slightly slower.",
+    "Now let me run the evaluator on the new candidate.",
+    "The register count went up to 168 per thread, which limits us to one block per SM.",
+    "I think the softmax rescaling can be deferred until the end of each tile.",
+    "Let me check whether the mask is applied before or after the scaling.",
+    "The build failed because of a missing include; fixing it now.",
+    "We're far from the bandwidth limit on the decode shapes, so there is room there.",
+    "Done with step 1, now let's vectorise the loads.",
+    "The kernel is memory-bound at this size, so I'll reduce the bytes moved.",
+)
+_RUN_CLAIMS = (
+    "We're now at the memory bandwidth limit, so no further gains are possible.",
+    "This is as fast as it gets on this hardware.",
+    "The optimization is complete and all scenarios pass.",
+    "The mismatch is just fp16 rounding noise; I'll loosen the tolerance.",
+)
+_RUN_SCENARIOS = [f"s{i}" for i in range(8)]
+
+
+def _run_text(rng: random.Random, sentences: int) -> str:
+    parts = [rng.choice(_RUN_PROSE) for _ in range(sentences)]
+    if rng.random() < 0.03:
+        parts.insert(rng.randrange(len(parts) + 1), rng.choice(_RUN_CLAIMS))
+    return " ".join(parts)
+
+
+def long_run_log(n: int, seed: int = 7) -> list[dict]:
+    """A log of n events shaped like a long agent session (benchmarks/bench_detect.py's)."""
+    return list(long_run_events(n, seed))
+
+
+def long_run_events(n: int, seed: int = 7) -> Iterator[dict]:
+    """The events of `long_run_log`, one at a time (a 200 MB log need not be held to be written)."""
+    rng = random.Random(seed)
+    events: list[dict] = []  # the current block's events, handed out as it ends
+    made = 0
+    t = 1_764_000_000.0
+    geomean = 1.0
+    calls = 0
+
+    def add(type_: str, **fields) -> None:
+        nonlocal t
+        t += rng.uniform(0.2, 6.0)
+        events.append(event(made + len(events), type_, t=round(t, 6), **fields))
+
+    add("session_start", task="attention-fwd-sm90", goal={"geomean": 1.3}, arch="sm90",
+        capabilities=["other_implementation"], model="synthetic")
+    while made + len(events) < n:
+        block = f"b{len(events)}"
+        for _ in range(rng.randint(0, 4)):
+            add("assistant_delta", block=block, text=rng.choice(_RUN_PROSE)[:40])
+        add("assistant_text", block=block, text=_run_text(rng, rng.randint(1, 6)))
+        if rng.random() < 0.5:
+            add("thinking", text=_run_text(rng, rng.randint(2, 10)))
+        for _ in range(rng.randint(1, 4)):
+            calls += 1
+            cid = f"c{calls}"
+            r = rng.random()
+            if r < 0.35:
+                cmd = rng.choice(["nvcc -O3 -arch=sm_90a -shared -o k.so kernel.cu", "python bench.py --quick",
+                                  "cat kernel.cu", "ls -la", "ncu --set full ./run", "make -j"])
+                add("tool_call", id=cid, name="bash", input={"command": cmd})
+                if rng.random() < 0.15:
+                    out = f"kernel.cu({rng.randint(1, 400)}): error: identifier \"tile{rng.randint(0, 3)}\" is undefined\n" * 2
+                    add("tool_result", id=cid, output=out, is_error=True)
+                else:
+                    add("tool_result", id=cid, output="\n".join(f"line {i}: {rng.random():.6f} ms" for i in
+                                                                rng.sample(range(400), rng.randint(5, 60))))
+            elif r < 0.6:
+                old = _run_text(rng, 2)
+                add("tool_call", id=cid, name="edit_file",
+                    input={"path": "kernel.cu", "old": old, "new": old.replace("tile", "tile2") + " // v2"})
+                add("tool_result", id=cid, output="edited kernel.cu")
+            elif r < 0.8:
+                add("tool_call", id=cid, name="read_file", input={"path": "kernel.cu"})
+                add("tool_result", id=cid, output="\n".join(_run_text(rng, 1) for _ in range(rng.randint(20, 120))))
+            else:
+                add("tool_call", id=cid, name="write_file",
+                    input={"path": "kernel.cu", "content": "\n".join(_run_text(rng, 1) for _ in range(rng.randint(40, 200)))})
+                add("tool_result", id=cid, output="wrote kernel.cu")
+            add("usage", input_tokens=rng.randint(100, 5000), output_tokens=rng.randint(10, 900))
+        if rng.random() < 0.01:  # stuck: the same failing build again and again, nothing measured between
+            err = f"kernel.cu({rng.randint(1, 400)}): error: no instance of overloaded function \"mma\" matches\n"
+            for _ in range(rng.randint(3, 5)):
+                calls += 1
+                add("tool_call", id=f"c{calls}", name="bash", input={"command": "make -j"})
+                add("tool_result", id=f"c{calls}", output=err, is_error=True)
+        if rng.random() < 0.12:
+            geomean = max(0.3, geomean * rng.uniform(0.9, 1.12))
+            correct = rng.random() > 0.1
+            scen = [{"name": s, "ratio": round(geomean * rng.uniform(0.8, 1.25), 4), "correct": correct or i > 0,
+                     "pct_peak": round(rng.uniform(20, 80), 1)} for i, s in enumerate(_RUN_SCENARIOS)]
+            add("eval_start", candidate_hash=f"h{rng.randint(0, 40)}", n=len(events))
+            add("eval_result", summary={"geomean": round(geomean, 4), "all_correct": correct, "passed": 8 if correct else 7,
+                                        "total": 8, "scenarios": scen, "failing": [] if correct else ["s0"],
+                                        "goal_met": geomean >= 1.3, "flags": []})
+        if rng.random() < 0.02:
+            add("human_message", text="Is that win noise? Run it again and show me the spread.", source="bank",
+                bank_id="win-noise")
+        take = events[: n - made]
+        made += len(take)
+        events.clear()
+        yield from take
+
+
+
+
+def write_long_run_log(path: Path, target_bytes: int, seed: int = 7) -> tuple[int, int]:
+    """Write a synthetic events.jsonl of at least `target_bytes` without holding it; (events, bytes)."""
+    n = 0
+    with SessionWriter(path, fsync_types=frozenset()) as w:
+        for ev in long_run_events(10**9, seed):
+            w.write_event(ev)
+            n += 1
+            if n % 5000 == 0 and path.stat().st_size >= target_bytes:
+                break
+    return n, path.stat().st_size
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

