@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from agent_helpers import (REPO, assert_no_key_in, cli_env, events, kernelseek, of_type, processes_with,
-                           wait_for_event, write_config)
+                           small_attention_task, wait_for_event, write_config)
 from fake_anthropic import FakeAnthropic, Reply, by_step, text, tool
 from evaluator.sandbox import find_sandbox
 
@@ -115,9 +115,10 @@ def test_the_key_is_in_no_process_the_agent_can_read_plain_or_encoded(tmp_path, 
     cfg = write_config(tmp_path / "agent.yaml", **({} if confined else {"sandbox": "none"}))
     # a key of this test alone: unconfined, the agent sees every process of the user on the machine
     key = f"sk-ant-test-{uuid.uuid4().hex}"
+    task = small_attention_task(tmp_path)  # the attack is on the key: the stop gate's sweep may be a small one
     with FakeAnthropic(handler=script) as server:
         env = {**cli_env(server, tmp_path / "ks"), **server.env(key)}
-        proc = kernelseek(["run", "attention-cpu", "--session", str(tmp_path / "s"), "--max-turns", "3",
+        proc = kernelseek(["run", str(task), "--session", str(tmp_path / "s"), "--max-turns", "3",
                            "--config", str(cfg), *([] if confined else ["--unsafe-no-sandbox"])], env)
         wait_for_event(tmp_path / "s", lambda e: e["type"] == "session_start", timeout=60)
         # from outside, as any process of the user: the runner's environment block holds no credential
@@ -148,15 +149,19 @@ def test_a_background_process_does_not_outlive_its_command(tmp_path):
     marker = f"{int(time.time() * 1000) % 10**9 + 10**9}"
     command = (f"setsid nohup sleep {marker} >/dev/null 2>&1 & disown; "
                f"(trap '' HUP TERM; exec -a ks-stay-{marker} sleep {marker}) & echo started")
-    script = by_step(Reply(tool("bash", command=command)), Reply(tool("bash", command="sleep 3")),
+    # the next command runs until the test has looked (or 60 s): the look happens while it runs
+    wait = "for i in $(seq 6000); do [ -e looked ] && break; sleep 0.01; done; echo waited"
+    script = by_step(Reply(tool("bash", command=command)), Reply(tool("bash", command=wait)),
                      then=Reply(text("Done.")))
     with FakeAnthropic(handler=script) as server:
         proc = kernelseek(["run", "attention-cpu", "--session", str(tmp_path / "s"), "--max-turns", "2",
                            "--config", str(write_config(tmp_path / "agent.yaml"))], cli_env(server, tmp_path / "ks"))
         # while the session goes on (the next command runs), the first one's children are gone
-        wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_call" and e["input"]["command"] == "sleep 3",
+        wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_call" and e["input"]["command"] == wait,
                        timeout=60)
         left = processes_with(marker)
+        still_running = not of_type(events(tmp_path / "s"), "tool_result")[1:]
+        (tmp_path / "s" / "workspace" / "looked").touch()
         proc.communicate(timeout=120)
     for pid in left:  # never leave them behind, whatever the assertion says
         try:
@@ -164,13 +169,16 @@ def test_a_background_process_does_not_outlive_its_command(tmp_path):
         except OSError:
             pass
     assert left == []
-    assert of_type(events(tmp_path / "s"), "tool_result")[0]["output"].strip() == "started"
+    assert still_running  # the look was during the session, not after its end had killed everything
+    results = of_type(events(tmp_path / "s"), "tool_result")
+    assert results[0]["output"].strip() == "started" and results[1]["output"].strip() == "waited"
 
 
 
 def test_a_process_a_candidate_starts_does_not_outlive_its_evaluation(tmp_path):
     marker = f"{int(time.time() * 1000) % 10**9 + 2 * 10**9}"
-    seed = (TASK / "seed.c").read_text()
+    task = small_attention_task(tmp_path)  # the attack is on the evaluation's processes: a small sweep
+    seed = (task / "seed.c").read_text()
     # posix_spawn is on no banned list; the child leaves the evaluator's process group and session
     spawner = ("#define _GNU_SOURCE\n#include <spawn.h>\n#include <signal.h>\n"
                "static void __attribute__((constructor)) ks_stay(void) {\n"
@@ -181,7 +189,7 @@ def test_a_process_a_candidate_starts_does_not_outlive_its_evaluation(tmp_path):
                      Reply(tool("evaluate", quick=True)),
                      then=Reply(text("Done.")))
     with FakeAnthropic(handler=script) as server:
-        proc = kernelseek(["run", "attention-cpu", "--session", str(tmp_path / "s"), "--max-turns", "3",
+        proc = kernelseek(["run", str(task), "--session", str(tmp_path / "s"), "--max-turns", "3",
                            "--config", str(write_config(tmp_path / "agent.yaml"))], cli_env(server, tmp_path / "ks"))
         wait_for_event(tmp_path / "s", lambda e: e["type"] == "eval_result", timeout=120)
         time.sleep(0.2)
