@@ -102,9 +102,10 @@ class SessionScreen(Screen):
     def __init__(self, source: EventSource, mode: str = "live", *, clock: Callable[[], float] = time.time,
                  speed: float = 1.0, bank: BankSource | None = None, force_polling: bool | None = None,
                  inbox_poll: bool = True) -> None:
-        super().__init__()
         if mode not in ("live", "replay"):
             raise ValueError(f"mode must be live or replay, not {mode!r}")
+        # the mode's class from the start: added once mounted it would restyle the whole screen
+        super().__init__(classes=f"-{mode}")
         self.source = source
         self.mode = mode
         self.clock = clock
@@ -166,7 +167,6 @@ class SessionScreen(Screen):
         return self.query_one(Transcript)
 
     def on_mount(self) -> None:
-        self.add_class(f"-{self.mode}")
         transcript = self.transcript
         if self.mode == "replay":  # a replay starts at the top, at the first event
             transcript.set_reactive(Transcript.follow, False)
