@@ -160,7 +160,8 @@ class SessionScreen(Screen):
             yield Input(placeholder="search: enter finds · n/N next/previous · esc closes",
                         id="search", compact=True)
             yield Static(id="search-status")
-        yield Footer(compact=True)
+        # (given its class: set by its watcher once mounted, it would restyle the footer)
+        yield Footer(compact=True, classes="-compact")
 
     @property
     def transcript(self) -> Transcript:
@@ -195,6 +196,8 @@ class SessionScreen(Screen):
     def _place_evals(self) -> None:
         """Side panel where it has room and something to show; else the one-line summary, with
         the panel over the transcript while the steerer opens it (`e`)."""
+        if not self.size.width:  # not sized yet: placed on the first resize (a class set now
+            return  # and undone then would restyle the panel twice)
         panel = self.query_one(EvalPanel)
         line = self.query_one(EvalLine)
         if self.size.width >= WIDE:
