@@ -22,8 +22,9 @@ _STYLES = ("title", "kind", "evidence", "number", "question", "hint", "sent", "w
            "answered", "readonly")
 COMPACT_BELOW = 30  # terminal rows
 # the dock flapping (shown and hidden again and again by a flood of decision points) shows or
-# hides at most every MIN_TOGGLE_S; a steerer's own dismiss is never delayed
-FLAP_TOGGLES, FLAP_WINDOW_S, MIN_TOGGLE_S = 3, 2.0, 1.0
+# hides at most every MIN_TOGGLE_S (each is a layout of the whole screen, time a key waits, and
+# nobody reads a dock that blinks); a steerer's own dismiss is never delayed
+FLAP_TOGGLES, FLAP_WINDOW_S, MIN_TOGGLE_S = 3, 6.0, 3.0
 
 
 class QuestionDock(PartStyles, Widget):
