@@ -15,7 +15,7 @@ import time
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -154,6 +154,7 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
         self._lines: list[Strip] = []
         self._base: Style | None = None
         self._tail_at = 0.0  # when the plot and table were last drawn
+        self._head_height = 0  # lines of the verdict and progress (above the plot)
         self._tail_timer = None
 
     @property
@@ -206,9 +207,20 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
             if flags is not None:
                 tail += [Text(""), flags]
             self._tail_key, self._tail = tail_key, strips(tail) if tail else []
-        self._lines = strips(head) + self._tail
+            tail_changed = True
+        else:
+            tail_changed = False
+        head_lines = strips(head)
+        same_height = len(head_lines) == self._head_height and not tail_changed
+        self._head_height = len(head_lines)
+        self._lines = head_lines + self._tail
         set_virtual_size(self, Size(width, len(self._lines)))
-        self.refresh()
+        top = self.scroll_offset.y
+        if same_height and top < len(head_lines):
+            # only the verdict and progress lines moved (a running evaluation): repaint those
+            self.refresh(Region(0, 0, self.size.width, len(head_lines) - top))
+        elif not same_height:
+            self.refresh()
 
     def _tail_due(self) -> None:
         self._tail_timer = None
