@@ -696,6 +696,7 @@ class SessionScreen(Screen):
         if state and state.decision:
             self.dismissed.add(state.decision.seq)
             self._refresh_state()
+            self.query_one(QuestionDock).at_once()
 
     def post_question(self, text: str, *, source: str, bank_id: str | None = None,
                       kind: str = "message"):
