@@ -31,6 +31,7 @@ from sessions.log import LogRead, LogReader
 SKIM_BYTES = 1024  # lines longer than this have their tool output skimmed
 _OUTPUT = b'"output":"'
 _SKIM_QUOTES = 64  # escaped quotes looked past before giving up (then the line is parsed whole)
+_SKIM_ANY_QUOTES = 8  # ... of which the first few by any quote (memchr), the rest by `",` only
 
 
 def skim_output(buf: bytes, start: int = 0, end: int | None = None) -> tuple[bytes, int] | None:
@@ -39,26 +40,36 @@ def skim_output(buf: bytes, start: int = 0, end: int | None = None) -> tuple[byt
     it. The output itself is never copied or decoded.
 
     The string ends at its first quote that no backslash escapes; in a line written with compact
-    separators such a quote is followed by `,` (another field) or `}` (the last), so only quotes
-    followed by a comma are looked at, then the line's end."""
+    separators such a quote is followed by `,` (another field) or `}` (the last). Most outputs
+    hold few quotes, so the first ones are found as any quote (a memchr, several times faster
+    than looking for two bytes); an output full of escaped quotes is then looked through for
+    quotes followed by a comma only, then the line's end."""
     end = len(buf) if end is None else end
     i = buf.find(_OUTPUT, start, end)
     if i < 0:
         return None
     j = i + len(_OUTPUT)
     k = j
-    for _ in range(_SKIM_QUOTES):
-        k = buf.find(b'",', k, end)
-        if k < 0:
-            k = end - 2  # the output is the line's last field: `"}`
-            if k < j or buf[k:end] != b'"}':
+    find = buf.find
+    for n in range(_SKIM_QUOTES):
+        if n < _SKIM_ANY_QUOTES:
+            k = find(b'"', k, end)
+            if k < 0:
                 return None
+        else:
+            k = find(b'",', k, end)
+            if k < 0:
+                k = end - 2  # the output is the line's last field: `"}`
+                if k < j or buf[k:end] != b'"}':
+                    return None
         b = k - 1
         while buf[b] == 92:  # a backslash: the quote is escaped if an odd run of them precedes it
             b -= 1
         if (k - 1 - b) % 2 == 0:
+            if buf[k + 1:k + 2] not in (b",", b"}"):
+                return None  # not the compact form this reads: the line is parsed whole
             return buf[start:j] + buf[k:end], k - j
-        if k == end - 2:
+        if k >= end - 2:
             return None
         k += 1
     return None

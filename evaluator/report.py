@@ -17,7 +17,7 @@ SCHEMA = "kernelseek.eval/1"
 # flags that make a result untrustworthy: the goal fails on them (and `kernelseek eval` exits 1)
 GOAL_FLAGS = ("outside_stream", "outside_call", "late_writes", "timing_inconsistent", "impossible")
 # flags that make a measurement undecidable: the goal cannot be met until it is measured again
-REMEASURE_FLAGS = ("contended", "impossible_unconfirmed")
+REMEASURE_FLAGS = ("contended", "impossible_unconfirmed", "timing_unconfirmed")
 FAILING_CAP = 10
 Z95 = 1.959963984540054
 LEGEND = ("ratio = median over rounds of (seed time / candidate time) in the same round (> 1: faster); "
@@ -192,8 +192,10 @@ class EvalReport:
         for flag in REMEASURE_FLAGS:
             hit = [s.name for s in self.scenarios if flag in s.flags]
             if hit:
-                what = ("other processes used the cores while timing" if flag == "contended"
-                        else "faster than the machine's peaks, which were measured on a busy machine")
+                what = {"contended": "other processes used the cores while timing",
+                        "impossible_unconfirmed": "faster than the machine's peaks, which were measured on a busy machine",
+                        "timing_unconfirmed": "the verdict's clock saw more time than the host reported, once, while "
+                                              "the launch census saw every call whole"}[flag]
                 out.append(f"re-measure: {flag} on {', '.join(hit[:5])} ({what})")
         spec = self.goal_spec
         want = spec.get("min_geomean")

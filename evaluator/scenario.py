@@ -623,15 +623,19 @@ class ScenarioRun:
             res.audit["timing_problem"] = t.problem
         excess = audit.unexplained_time(t.unexplained, t.calibration, res.cand_ms or 0.0,
                                         float(np.median(t.request_calls)) if t.request_calls else 1.0)
+        vouched = self.census.vouches()
+        floor = audit.GAP_FLOOR_CENSUS_MS if vouched else audit.GAP_FLOOR_MS
+        gap = audit.gap_excess(t.gaps[CAND], t.gaps[SEED], res.cand_ms or 0.0, floor)
         if excess is not None:
             res.audit["unexplained_ms_per_call"] = round(excess[0], 6)
             res.audit["unexplained_threshold_ms"] = round(excess[1], 6)
             if excess[0] > excess[1] and not contended and "timing_inconsistent" not in res.flags:
-                res.flags.append("timing_inconsistent")
                 res.audit["timing_problem"] = (f"the verdict's clock saw {excess[0]:.4f} ms per call more than the "
                                                f"host reported, beyond the seed-only calibration")
-        floor = audit.GAP_FLOOR_CENSUS_MS if self.census.vouches() else audit.GAP_FLOOR_MS
-        gap = audit.gap_excess(t.gaps[CAND], t.gaps[SEED], res.cand_ms or 0.0, floor)
+                # the coarse bracket alone, with a census that saw every call whole and a clean gap:
+                # not a decision either way (the goal waits for a measurement that decides it)
+                alone = vouched and gap is not None and not gap.flagged
+                res.flags.append("timing_unconfirmed" if alone else "timing_inconsistent")
         if gap is not None:
             res.audit["gap"] = gap.to_json()
             if gap.flagged and self.task.backend == "cuda":

@@ -321,8 +321,9 @@ class SessionDigest:
         self._pending_question = None
 
     def _usage(self, ev: dict, t: float | None) -> None:
-        self.input_tokens += sum(int(ev.get(k) or 0) for k in ("input_tokens", "cache_read_tokens",
-                                                               "cache_write_tokens"))
+        get = ev.get  # (once per model request: a long session folds tens of thousands)
+        self.input_tokens += (int(get("input_tokens") or 0) + int(get("cache_read_tokens") or 0)
+                              + int(get("cache_write_tokens") or 0))
         self.output_tokens += int(ev.get("output_tokens") or 0)  # (floats when skimmed: int() drops .0)
         total = _number(ev.get("total_cost_usd"))
         self.cost_usd = total if total is not None else self.cost_usd + (_number(ev.get("cost_usd")) or 0.0)

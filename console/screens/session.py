@@ -102,9 +102,10 @@ class SessionScreen(Screen):
     def __init__(self, source: EventSource, mode: str = "live", *, clock: Callable[[], float] = time.time,
                  speed: float = 1.0, bank: BankSource | None = None, force_polling: bool | None = None,
                  inbox_poll: bool = True) -> None:
-        super().__init__()
         if mode not in ("live", "replay"):
             raise ValueError(f"mode must be live or replay, not {mode!r}")
+        # the mode's class from the start: added once mounted it would restyle the whole screen
+        super().__init__(classes=f"-{mode}")
         self.source = source
         self.mode = mode
         self.clock = clock
@@ -159,14 +160,14 @@ class SessionScreen(Screen):
             yield Input(placeholder="search: enter finds · n/N next/previous · esc closes",
                         id="search", compact=True)
             yield Static(id="search-status")
-        yield Footer(compact=True)
+        # (given its class: set by its watcher once mounted, it would restyle the footer)
+        yield Footer(compact=True, classes="-compact")
 
     @property
     def transcript(self) -> Transcript:
         return self.query_one(Transcript)
 
     def on_mount(self) -> None:
-        self.add_class(f"-{self.mode}")
         transcript = self.transcript
         if self.mode == "replay":  # a replay starts at the top, at the first event
             transcript.set_reactive(Transcript.follow, False)
@@ -195,6 +196,8 @@ class SessionScreen(Screen):
     def _place_evals(self) -> None:
         """Side panel where it has room and something to show; else the one-line summary, with
         the panel over the transcript while the steerer opens it (`e`)."""
+        if not self.size.width:  # not sized yet: placed on the first resize (a class set now
+            return  # and undone then would restyle the panel twice)
         panel = self.query_one(EvalPanel)
         line = self.query_one(EvalLine)
         if self.size.width >= WIDE:
@@ -693,6 +696,7 @@ class SessionScreen(Screen):
         if state and state.decision:
             self.dismissed.add(state.decision.seq)
             self._refresh_state()
+            self.query_one(QuestionDock).at_once()
 
     def post_question(self, text: str, *, source: str, bank_id: str | None = None,
                       kind: str = "message"):

@@ -21,9 +21,11 @@ from console.widgets.lines import PartStyles
 _STYLES = ("title", "kind", "evidence", "number", "question", "hint", "sent", "waiting",
            "answered", "readonly")
 COMPACT_BELOW = 30  # terminal rows
-# the dock flapping (shown and hidden again and again by a flood of decision points) shows or
-# hides at most every MIN_TOGGLE_S; a steerer's own dismiss is never delayed
-FLAP_TOGGLES, FLAP_WINDOW_S, MIN_TOGGLE_S = 3, 2.0, 1.0
+# the dock flapping (what it has to show coming and going again and again in a flood of decision
+# points) shows or hides at most every MIN_TOGGLE_S and hides only after MIN_TOGGLE_S with
+# nothing to show: each toggle is a layout of the whole screen (time a key waits), and nobody
+# reads a dock that blinks. Outside a flood, or dismissed by the steerer, it shows and hides at once.
+FLAP_TOGGLES, FLAP_WINDOW_S, MIN_TOGGLE_S = 3, 6.0, 3.0
 
 
 class QuestionDock(PartStyles, Widget):
@@ -35,8 +37,11 @@ class QuestionDock(PartStyles, Widget):
     _lines = 0
     _rendered_key: tuple | None = None
     _rendered: Text
-    _toggles: list[float] = []
+    _flips: list[float] = []  # when what there is to show flipped, lately
+    _wanted = True  # what there was to show at the last look
+    _toggled_at: float | None = None
     _toggle_timer = None
+    _hide_wanted_at: float | None = None
     _update_pending = False
 
     def _toggle_due(self) -> None:
@@ -85,21 +90,37 @@ class QuestionDock(PartStyles, Widget):
         self._update_pending = False
         self._update_display()
 
+    def at_once(self) -> None:
+        """The steerer acted on the dock (dismissed its point): show or hide now, flapping or not."""
+        self._flips = []
+        self._update_display()
+
     def _update_display(self) -> None:
         s = self.state
         show = bool(s and (s.decision is not None or s.posted))
+        now = time.monotonic()
+        if show != self._wanted:  # what there is to show flipped (a flood flips it many times a second)
+            self._wanted = show
+            self._flips = [t for t in self._flips if now - t < FLAP_WINDOW_S] + [now]
+        if show or not self.display:
+            self._hide_wanted_at = None  # a hide waits for nothing to show all along
         if show != self.display:
-            # showing or hiding re-lays the whole screen out; a log that opens and closes
-            # decision points many times a second (a flood) gets at most a few of those
-            now = time.monotonic()
-            recent = [t for t in self._toggles if now - t < FLAP_WINDOW_S]
-            if len(recent) >= FLAP_TOGGLES:
-                wait = recent[-1] + MIN_TOGGLE_S - now
-                if wait > 0:
+            # showing or hiding re-lays the whole screen out: while what there is to show
+            # flaps, the dock toggles at most every MIN_TOGGLE_S, and hides only once it has had
+            # nothing to show for that long (so in a flood it stays, showing the latest point)
+            flapping = sum(1 for t in self._flips if now - t < FLAP_WINDOW_S) >= FLAP_TOGGLES
+            if flapping:
+                due = (self._toggled_at or 0.0) + MIN_TOGGLE_S
+                if not show:
+                    if self._hide_wanted_at is None:
+                        self._hide_wanted_at = now
+                    due = max(due, self._hide_wanted_at + MIN_TOGGLE_S)
+                if due > now:
                     if self._toggle_timer is None:
-                        self._toggle_timer = self.set_timer(wait, self._toggle_due)
+                        self._toggle_timer = self.set_timer(due - now, self._toggle_due)
                     return
-            self._toggles = [*recent, now]
+            self._toggled_at = now
+            self._hide_wanted_at = None
             self.display = show
         if not show:
             return

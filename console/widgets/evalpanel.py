@@ -10,10 +10,12 @@ no layout and no re-render of a Rich table on every repaint.
 """
 from __future__ import annotations
 
+import time
+
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -132,6 +134,11 @@ class EvalLine(PartStyles, Widget):
         return out
 
 
+# Live, evaluations that finish faster than this apart (a flood) redraw the panel's plot and
+# table at most this often: each redraw is ~10 ms a key would wait, and nobody reads faster
+TAIL_MIN_S = 0.5
+
+
 class EvalPanel(PartStyles, ScrollView, can_focus=False):
     PART_PREFIX = "evalpanel"
     COMPONENT_CLASSES = {f"evalpanel--{n}" for n in _STYLES}
@@ -146,6 +153,9 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
         self._tail: list[Strip] = []
         self._lines: list[Strip] = []
         self._base: Style | None = None
+        self._tail_at = 0.0  # when the plot and table were last drawn
+        self._head_height = 0  # lines of the verdict and progress (above the plot)
+        self._tail_timer = None
 
     @property
     def text(self) -> str:
@@ -160,6 +170,15 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
                width, state.goal_geomean)
         if key == self._shown:
             return
+        tail_key = key[:2] + key[4:]
+        if tail_key != self._tail_key and state.mode == "live" and self._tail_key is not None:
+            # a new evaluation, live: shown whole (verdict, plot, table) when the last one has
+            # been up TAIL_MIN_S; until then the panel stays as it is
+            wait = self._tail_at + TAIL_MIN_S - time.monotonic()
+            if wait > 0:
+                if self._tail_timer is None:
+                    self._tail_timer = self.set_timer(wait, self._tail_due)
+                return
         self._shown = key
         console = self.app.console
         options = console.options.update_width(width)
@@ -176,8 +195,8 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
             head.append(bar)
         # the plot and the table change with the evaluations, not with a running one's progress
         # (which a busy session moves several times a second): drawn again only then
-        tail_key = key[:2] + key[4:]
         if tail_key != self._tail_key:
+            self._tail_at = time.monotonic()
             tail: list[RenderableType] = []
             plot = self._plot(state, width)
             if plot is not None:
@@ -188,9 +207,24 @@ class EvalPanel(PartStyles, ScrollView, can_focus=False):
             if flags is not None:
                 tail += [Text(""), flags]
             self._tail_key, self._tail = tail_key, strips(tail) if tail else []
-        self._lines = strips(head) + self._tail
+            tail_changed = True
+        else:
+            tail_changed = False
+        head_lines = strips(head)
+        same_height = len(head_lines) == self._head_height and not tail_changed
+        self._head_height = len(head_lines)
+        self._lines = head_lines + self._tail
         set_virtual_size(self, Size(width, len(self._lines)))
-        self.refresh()
+        top = self.scroll_offset.y
+        if same_height and top < len(head_lines):
+            # only the verdict and progress lines moved (a running evaluation): repaint those
+            self.refresh(Region(0, 0, self.size.width, len(head_lines) - top))
+        elif not same_height:
+            self.refresh()
+
+    def _tail_due(self) -> None:
+        self._tail_timer = None
+        self.watch_state(self.state)
 
     def on_resize(self) -> None:
         self._shown = self._tail_key = None

@@ -159,3 +159,33 @@ async def test_a_followed_log_without_its_own_decision_points_gets_them_as_it_gr
             kinds = [d.kind for d in screen.model.decisions]
             assert "start" in kinds
             assert all(screen.model.store.get(d.ei).get("derived") for d in screen.model.decisions)
+
+
+async def test_a_flood_of_evaluations_redraws_the_panel_at_most_twice_a_second_and_ends_on_the_last(live):
+    """Evaluations finishing many times a second (a flood) do not redraw the panel's plot and
+    table at each one (a redraw is time a key waits), yet the panel never stays on a stale
+    evaluation: the last one is shown whole (verdict and plot agree) within half a second."""
+    from console.widgets.evalpanel import EvalPanel
+
+    app = make_app(live.paths, clock=lambda: live.last_t + 5)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_loaded(pilot)
+        screen = app.screen
+        panel = screen.query_one(EvalPanel)
+        drawn: list[int] = []  # the history length each drawn plot had
+        plot = panel._plot
+        panel._plot = lambda state, width: drawn.append(len(state.history)) or plot(state, width)
+        evals_before = len(screen.model.evals)
+        start = time.monotonic()
+        while time.monotonic() - start < 1.5:  # ~an evaluation every 40 events: 20+ of them
+            live.append_more(40)
+            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: len(screen.model) == live.writer.next_seq)
+        elapsed = time.monotonic() - start
+        flood = len(screen.model.evals) - evals_before
+        assert flood >= 15
+        assert len(drawn) <= elapsed / 0.5 + 2, (len(drawn), flood)
+        last = screen.model.evals[-1]
+        await wait_for(pilot, lambda: drawn and drawn[-1] == len(screen.model.evals), timeout=2.0)
+        assert panel.text.startswith(f"#{last.n} ")
+        assert f"{len(screen.model.evals)} evals" in panel.text  # the plot's caption: the same one

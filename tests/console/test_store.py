@@ -139,3 +139,17 @@ def test_a_session_opened_in_the_console_folds_skimmed_outputs_into_the_same_row
         [(r.kind, r.title, r.status, r.note) for r in whole.rows]
     big = next(e for e in events if e["type"] == "tool_result" and len(e["output"]) > 2000)
     assert source.store.get(events.index(big)) == big
+
+
+def test_a_line_not_in_the_compact_form_is_parsed_whole_not_misskimmed(tmp_path):
+    """The skimmer's end of an output is an unescaped quote followed by `,` or `}` (the compact
+    form our writer uses): in a line with a space before its commas that quote is followed by a
+    space, and the line is parsed whole (its output read exactly), never cut at a quote that only
+    looks like the end."""
+    path = tmp_path / "events.jsonl"
+    out = 'a "quoted" word, then more ' * 100
+    events = [{"v": 1, "seq": 0, "t": 1.0, "type": "tool_result", "id": "c0", "output": out, "is_error": False},
+              {"v": 1, "seq": 1, "t": 2.0, "type": "tool_result", "id": "c1", "output": out + '"', "is_error": True}]
+    path.write_text("".join(json.dumps(e, separators=(" ,", ":")) + "\n" for e in events))
+    read = IndexedLogReader(path).read().events
+    assert read == events and not any("output_skimmed" in e for e in read)

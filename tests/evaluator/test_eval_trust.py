@@ -303,6 +303,10 @@ def test_contention_and_a_straddled_goal_mean_re_measure():
     met, reasons = close.goal()
     assert not met and "does not exclude missing it" in reasons[0]
     assert close.to_json()["goal"]["remeasure"] == reasons
+    # the coarse bracket alone (census whole, gap clean) never meets the goal: it is measured again
+    once = _report([_s("a", 2.0, (1.95, 2.05), ["timing_unconfirmed"]), _s("b", 1.9, (1.85, 1.95))])
+    met, reasons = once.goal()
+    assert not met and reasons[0].startswith("re-measure: timing_unconfirmed on a")
 
 
 def test_integrity_flags_fail_the_goal_and_the_exit_code():
