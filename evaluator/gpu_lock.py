@@ -304,9 +304,9 @@ class VerdictGpu:
         self._what = what
         with self.lock.hold(what, exclusive=exclusive) as held:
             if held.waited_s:  # the wait belongs to the first scenario after it (a peak measurement is none)
-                wait = held.record()
-                self._wait = {"waited_s": round(self._wait.get("waited_s", 0.0) + wait["waited_s"], 3),
-                              "waited_for": wait.get("waited_for") or self._wait.get("waited_for", "")}
+                self._wait["waited_s"] = round(self._wait.get("waited_s", 0.0) + held.waited_s, 3)
+                if held.waited_for:
+                    self._wait["waited_for"] = holder_text(held.waited_for)
                 self.progress({"event": "gpu_lock", "what": what, "gpu": self.ident,
                                "waited_s": round(held.waited_s, 3)})
             self.current = held

@@ -4,7 +4,6 @@ Tests import these by name (never from conftest)."""
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ sys.path.insert(0, str(AGENT_TESTS))
 
 from agent_helpers import REPO, events, of_type  # noqa: E402
 from fake_anthropic import Reply, text, tool  # noqa: E402
+import waiting  # noqa: E402
 
 CANDIDATE = "candidate.c"
 SEED = (REPO / "kernels" / "attention-cpu" / "seed.c").read_text()
@@ -47,13 +47,7 @@ def edit(workspace: Path, old: str, new: str, name: str = CANDIDATE):
 
 
 def wait_until(pred, timeout: float = 60.0, poll: float = 0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = pred()
-        if value:
-            return value
-        time.sleep(poll)
-    raise AssertionError(f"not within {timeout} s")
+    return waiting.wait_until(pred, timeout, poll)
 
 
 def requests_holding(server, needle: str) -> list[int]:

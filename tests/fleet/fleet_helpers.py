@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from agent_helpers import REPO, cli_env, events, of_type, small_attention_task, write_config  # noqa: F401  (re-exported)
 from fake_anthropic import Reply, by_step, text, tool
+from waiting import wait_until  # noqa: F401  (re-exported)
 
 # every turn a short bash call: a session that stays alive, cheaply, until stopped or max_turns
 WORKER = by_step(Reply(text("Measuring the seed first."), tool("bash", command="sleep 1")),
@@ -27,16 +27,6 @@ def sessions_json(env: dict) -> dict[str, dict]:
     r = kernelseek(["sessions", "--json"], env)
     assert r.returncode == 0, r.stderr
     return {row["name"]: row for row in json.loads(r.stdout)}
-
-
-def wait_until(predicate, timeout: float = 30.0, step: float = 0.1, what: str = "the condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = predicate()
-        if got:
-            return got
-        time.sleep(step)
-    raise AssertionError(f"{what} not reached within {timeout:g} s")
 
 
 def wait_for_event(session: Path, pred, timeout: float = 30.0) -> dict:
