@@ -259,7 +259,8 @@ class FleetScreen(Screen):
         from sessions.layout import SessionPaths
 
         source = with_decisions(SessionSource(SessionPaths(Path(row.path))))
-        self.app.push_screen(session_screen(source, "live", clock=self.clock, bank=self.bank))
+        self.app.push_screen(session_screen(source, "live", clock=self.clock, bank=self.bank,
+                                             classes=self.app.breakpoint_classes()))
 
     def action_answer(self, n: int) -> None:
         row = self.table.current
