@@ -181,21 +181,26 @@ def _block_key(ev: dict) -> str | None:
 
 
 def _num(v: object) -> float | None:
+    if type(v) is float:
+        return v
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+_SUMMARY_KEYS = ("command", "cmd", "path", "file_path", "filename", "pattern", "query", "url", "description")
+_FILE_KEYS = frozenset(("path", "file_path", "filename"))
 
 
 def tool_summary(name: str, inp: object) -> str:
     """A tool call as one line: its name and the one argument that says what it does."""
     if isinstance(inp, dict):
-        for key in ("command", "cmd", "path", "file_path", "filename", "pattern", "query", "url",
-                    "description"):
+        for key in _SUMMARY_KEYS:
             v = inp.get(key)
+            if v is None:
+                continue
             if isinstance(v, list):
                 v = " ".join(str(x) for x in v)
             if isinstance(v, str) and v:
-                extra = ""
-                if key in ("path", "file_path", "filename"):
-                    extra = _edit_extent(inp)
+                extra = _edit_extent(inp) if key in _FILE_KEYS else ""
                 return f"{name} {clean_line(v)[:300]}{extra}"
         if not inp:
             return name
@@ -205,9 +210,17 @@ def tool_summary(name: str, inp: object) -> str:
     return f"{name} {clean_line(inp)[:300]}"
 
 
+def _first_str(inp: dict, keys: tuple[str, ...]) -> str | None:
+    for k in keys:
+        v = inp.get(k)
+        if type(v) is str:
+            return v
+    return None
+
+
 def _edit_extent(inp: dict) -> str:
-    old = next((inp[k] for k in ("old_str", "old_string", "old") if isinstance(inp.get(k), str)), None)
-    new = next((inp[k] for k in ("new_str", "new_string", "new", "content") if isinstance(inp.get(k), str)), None)
+    old = _first_str(inp, ("old_str", "old_string", "old"))
+    new = _first_str(inp, ("new_str", "new_string", "new", "content"))
     if old is not None and new is not None:
         return f"  (-{old.count(chr(10)) + 1} +{new.count(chr(10)) + 1} lines)"
     if new is not None:
@@ -290,30 +303,37 @@ class SessionModel:
         no per-event method lookups."""
         n_rows = len(self.rows)
         changed: set[int] = set()
-        times, seqs, event_row, rows = self.times, self.seqs, self.event_row, self.rows
+        rows = self.rows
         summary_add = self.summary.add
         handlers = ROW_HANDLERS
+        summary_types = _SUMMARY_TYPES
         last_t = self._last_t
-        ei = len(times)
+        ei = len(self.times)
+        # per event: its t, seq and row, appended to the arrays once per batch
+        ts: list[float] = []
+        ss: list[int] = []
+        rs: list[int] = []
+        t_add, s_add, r_add = ts.append, ss.append, rs.append
         for ev in events:
-            t = ev.get("t")
+            get = ev.get
+            t = get("t")
             if type(t) is not float and type(t) is not int:
                 t = last_t
             last_t = t
-            seq = ev.get("seq")
+            seq = get("seq")
             if type(seq) is not int:
                 seq = ei
-            times.append(t)
-            seqs.append(seq)
-            kind = ev.get("type")
-            if kind in _SUMMARY_TYPES:  # the header's totals (sessions.digest.SessionDigest)
+            t_add(t)
+            s_add(seq)
+            kind = get("type")
+            if kind in summary_types:  # the header's totals (sessions.digest.SessionDigest)
                 summary_add(ev)
             handler = handlers.get(kind)
             if handler is not None:
                 before = len(rows)
                 row = handler(self, ev, ei, seq, t, changed)
-                if len(rows) > before:
-                    if ev.get("sidechain"):
+                if len(rows) > before and ("sidechain" in ev or "attempt" in ev):
+                    if get("sidechain"):
                         rows[-1].sub = True
                     if "attempt" in ev and "turn" in ev:
                         self._attempt_rows.setdefault(ev["turn"], []).append((len(rows) - 1, ev["attempt"]))
@@ -321,8 +341,11 @@ class SessionModel:
                 row = self._eval_progress(ev, ei, changed)
             else:
                 row = self._other(ev, ei, seq, t)
-            event_row.append(row)
+            r_add(row)
             ei += 1
+        self.times.extend(ts)
+        self.seqs.extend(ss)
+        self.event_row.extend(rs)
         self._last_t = last_t
         changed = {r for r in changed if r < n_rows}
         return len(rows) - n_rows, changed

@@ -52,6 +52,9 @@ def clean(text: object) -> str:
 
 def clean_line(text: object) -> str:
     """`clean` and fold newlines into spaces: for one-line summaries."""
+    if (type(text) is str and text.isascii() and text.isprintable() and "  " not in text
+            and text[:1] != " " and text[-1:] != " "):
+        return text  # the common case, already one clean line (printable ASCII: no newline, tab or control)
     return " ".join(clean(text).split())
 
 

@@ -27,7 +27,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from console.bank import BankSource
 from console.safe_text import clean_line
@@ -35,6 +34,7 @@ from console.screens.ask import AskScreen
 from console.sessions_view import ENDED, NEEDS, RUNNING, SessionRow, sort_rows
 from console.steering import offered_questions, post_question
 from console.widgets.fleet_table import FleetTable
+from console.widgets.footer import Footer
 from console.widgets.lines import PartStyles
 
 POLL_S = 0.1  # how often the worker looks for appended events

@@ -38,7 +38,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from console.bank import BankSource
 from console.evals import ReportCache
@@ -53,6 +53,7 @@ from sessions.digest import session_state
 from console.source import Batch, EventSource
 from console.widgets.dock import QuestionDock
 from console.widgets.evalpanel import EvalLine, EvalPanel
+from console.widgets.footer import Footer
 from console.widgets.header import HeaderBar
 from console.widgets.timeline import Timeline
 from console.widgets.transcript import Transcript
