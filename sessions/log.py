@@ -369,10 +369,6 @@ class LogReader:
             self._restart(f"{self.path} was truncated (it had {self.offset} bytes, now {size}): "
                           f"reading it again from its start")
         f.seek(self.offset)
-        return self._read_slice(f, max_bytes)
-
-    def _read_slice(self, f, max_bytes: int | None) -> bytes:
-        """From f's position: all of it, or about `max_bytes` (one longer line is taken whole)."""
         if max_bytes is None:
             return f.read()
         data = f.read(max_bytes)

@@ -226,6 +226,10 @@ class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
             else:
                 self.call_after_refresh(self.scroll_to_row, self.cursor)
 
+    def watch_has_focus(self, has_focus: bool) -> None:
+        """Nothing in app.tcss styles the transcript by focus (a test holds it so): Textual's
+        restyle on each focus change (its 42 parts, ~4 ms) would change nothing."""
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
