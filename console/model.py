@@ -55,6 +55,30 @@ class Row:
     superseded: bool = False  # from a model request that failed and was retried
 
 
+_ROW_TITLE = Row.title  # the slot itself (ToolCallRow's property reads and sets it)
+
+
+class ToolCallRow(Row):
+    """A tool call's row. Its title (the tool and the one argument that says what it does) is
+    made from the call's event the first time it is read, not when the log is folded: a long log
+    has tens of thousands of calls and a screen shows a few dozen (making them all was a quarter
+    of an open's fold)."""
+
+    __slots__ = ("_store",)
+
+    @property
+    def title(self) -> str:
+        title = _ROW_TITLE.__get__(self, Row)
+        if title is None:
+            title = tool_call_title(self._store.get(self.ei))
+            _ROW_TITLE.__set__(self, title)
+        return title
+
+    @title.setter
+    def title(self, value: str) -> None:
+        _ROW_TITLE.__set__(self, value)
+
+
 @dataclass(slots=True)
 class EvalRecord:
     ei: int
@@ -208,6 +232,11 @@ def tool_summary(name: str, inp: object) -> str:
     if inp is None:
         return name
     return f"{name} {clean_line(inp)[:300]}"
+
+
+def tool_call_title(ev: dict) -> str:
+    """A tool_call event's row title."""
+    return tool_summary(clean_line(ev.get("name") or "tool"), ev.get("input"))[:TITLE_MAX]
 
 
 def _first_str(inp: dict, keys: tuple[str, ...]) -> str | None:
@@ -412,14 +441,17 @@ class SessionModel:
         return self._new_row(Row(THINKING, ei, seq, t, flat[:TITLE_MAX], len(flat)))
 
     def _tool_call(self, ev, ei, seq, t, changed) -> int:
-        name = clean_line(ev.get("name") or "tool")
-        r = self._new_row(Row(TOOL, ei, seq, t, tool_summary(name, ev.get("input"))[:TITLE_MAX]))
-        if ev.get("id") is not None:
-            self._open_tools[str(ev.get("id"))] = r
+        row = ToolCallRow(TOOL, ei, seq, t, None)  # its title is made when first read
+        row._store = self.store
+        r = self._new_row(row)
+        call_id = ev.get("id")
+        if call_id is not None:
+            self._open_tools[call_id if type(call_id) is str else str(call_id)] = r
         return r
 
     def _tool_result(self, ev, ei, seq, t, changed) -> int:
-        r = self._open_tools.pop(str(ev.get("id")), None)
+        call_id = ev.get("id")
+        r = self._open_tools.pop(call_id if type(call_id) is str else str(call_id), None)
         status = "error" if ev.get("is_error") else "ok"
         note = ""
         d = _num(ev.get("duration_s"))

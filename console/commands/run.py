@@ -238,7 +238,7 @@ class EventLines:
         from console.model import EVAL, TOOL
 
         model = self.model
-        model.store.n += 1
+        model.store.hold(ev)
         n_before = len(model.rows)
         added, changed = model.add([ev])
         rows = list(range(n_before, n_before + added))
@@ -262,14 +262,22 @@ class EventLines:
 
 
 class _NoBodies:
-    """The transcript model's store, counting events without keeping them (the printer never
-    expands a row)."""
+    """The transcript model's store, counting events and keeping only the latest (the printer
+    never expands a row; a tool call's row makes its title from its event when printed, which
+    is when that event is the latest)."""
 
     def __init__(self) -> None:
         self.n = 0
+        self.latest: dict | None = None
+
+    def hold(self, ev: dict) -> None:
+        self.n += 1
+        self.latest = ev
 
     def __len__(self) -> int:
         return self.n
 
     def get(self, index: int) -> dict:
-        raise IndexError("the printer keeps no event bodies")
+        if index == self.n - 1 and self.latest is not None:
+            return self.latest
+        raise IndexError("the printer keeps no event bodies but the latest")

@@ -66,6 +66,7 @@ LIVE_TICK_S = 1.0
 UI_SYNC_S = 0.1  # new events reach the widgets at most this often (each sync is one repaint)
 FLOOD_SYNC_S = 0.25  # ... and while a flood scrolls a screenful of rows by at each sync
 FLOOD_ROWS = 40
+LOADING_SYNC_S = 0.5  # while a backlog is read: its first rows at once, then this often (the header counts)
 WIDE = 120  # columns from which the evaluator panel sits beside the transcript
 SEARCH_CAP = 10_000  # matches counted at most (beyond: "10000+")
 
@@ -295,7 +296,10 @@ class SessionScreen(Screen):
             return
         # a flood gets fewer, larger repaints: nobody reads 2,000 events a second, and the time a
         # repaint takes is time a key waits
-        interval = FLOOD_SYNC_S if self._last_sync_rows >= FLOOD_ROWS or not self.loaded else UI_SYNC_S
+        if not self.loaded:
+            interval = LOADING_SYNC_S
+        else:
+            interval = FLOOD_SYNC_S if self._last_sync_rows >= FLOOD_ROWS else UI_SYNC_S
         wait = interval - (time.monotonic() - self._last_sync)
         if wait <= 0:
             self._sync_ui()
