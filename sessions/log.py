@@ -359,7 +359,7 @@ class LogReader:
         if cut == 0:
             return result
         self.offset += cut
-        self._parse(data[:cut], result)
+        self._parse(data if cut == len(data) else data[:cut], result)
         self.malformed.extend(result.malformed)
         return result
 
@@ -369,6 +369,10 @@ class LogReader:
             self._restart(f"{self.path} was truncated (it had {self.offset} bytes, now {size}): "
                           f"reading it again from its start")
         f.seek(self.offset)
+        return self._read_slice(f, max_bytes)
+
+    def _read_slice(self, f, max_bytes: int | None) -> bytes:
+        """From f's position: all of it, or about `max_bytes` (one longer line is taken whole)."""
         if max_bytes is None:
             return f.read()
         data = f.read(max_bytes)
