@@ -26,7 +26,7 @@ from console.model import EvalRecord, ViewState
 from console.plot import braille_plot
 from console.render import scenario_table
 from console.safe_text import clean_line
-from console.widgets.lines import PartStyles, set_virtual_size
+from console.widgets.lines import PartStyles, QuietScrollbar, set_virtual_size
 
 _STYLES = ("verdict-goal", "verdict-pass", "verdict-fail", "plot-data", "plot-goal", "axis",
            "section", "note", "ratio-good", "ratio-mid", "ratio-bad", "status-ok", "flag",
@@ -139,7 +139,7 @@ class EvalLine(PartStyles, Widget):
 TAIL_MIN_S = 0.5
 
 
-class EvalPanel(PartStyles, ScrollView, can_focus=False):
+class EvalPanel(PartStyles, QuietScrollbar, ScrollView, can_focus=False):
     PART_PREFIX = "evalpanel"
     COMPONENT_CLASSES = {f"evalpanel--{n}" for n in _STYLES}
 

@@ -36,7 +36,7 @@ from textual.strip import Strip
 from console import render
 from console.evals import ReportCache
 from console.model import EVAL, MULTILINE_CAP, TOOL, SessionModel
-from console.widgets.lines import set_virtual_size
+from console.widgets.lines import QuietScrollbar, set_virtual_size
 
 STYLE_NAMES = (
     "time", "note", "text", "stream", "thinking", "tool-name", "tool-args", "status-ok",
@@ -48,7 +48,7 @@ STYLE_NAMES = (
 )
 
 
-class Transcript(ScrollView, can_focus=True, inherit_bindings=False):
+class Transcript(QuietScrollbar, ScrollView, can_focus=True, inherit_bindings=False):
     """Rows of a `SessionModel`; the screen tells it when rows were added or changed."""
 
     BINDINGS = [
