@@ -44,7 +44,8 @@ def _rx(p: str) -> re.Pattern:
 
 _FILLER = _rx(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|wait|then|well|now|right|alright|plus|quick question|"
               r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|\+|-|>)[\s,:;.!-]+)+")
-_WH = _rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys)\b")
+_WH = _rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys|"
+          r"wat|wats|wht|waht|whta)\b")  # (as typed in a hurry)
 _AUX = (r"(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|am|isn't|aren't|doesn't|"
         r"didn't|won't|wouldn't|shouldn't|can't|haven't|hasn't|don't|weren't|wasn't|'s|'re)")
 # Without a question mark, a wh-word opens a question unless it opens a clause: "when you're done
@@ -204,6 +205,9 @@ _LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wo
                r"are we not|are you not|surely)\b[^.?!]{0,40}\b(?:(?:memory|compute|bandwidth|latency|launch|"
                r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + _SOLUTION_TERMS + r")\b")
+# "isn't exp2f cheaper than expf here?": a better way handed over as a question
+_LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b[^.?!]{0,60}\b"
+                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go)\b")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 _HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
                   r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
@@ -220,7 +224,7 @@ _MEASURE_VERBS = _rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|
                      r"count|check|compare|plot|dump|list|report|give|tell|look|read|verify|confirm|test|prove|"
                      r"repeat)\b")
 
-_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+[-—–]\s+(?=\w)|:\s+|"
+_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)|:\s+|"
                     r",\s+(?=(?:what|why|how|which|where|what's|how's)\b)", re.I)
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 
@@ -269,8 +273,10 @@ def is_interrogative(sentence: str) -> bool:
     if _PROPOSAL.match(core):
         return False
     m = _REQUEST.match(core)
-    if m:  # "can you/we <verb> ...": asks only when the verb asks and a question follows it
-        return bool(_ASK_VERBS.match(m.group(1)) and _asks_within(core[m.start(1):]))
+    if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
+        rest = core[m.start(1):]
+        return bool((_ASK_VERBS.match(m.group(1)) and (_asks_within(rest) or _MEASURING.match(m.group(1))))
+                    or _REPORT_BACK.search(rest))
     return bool((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
                 or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core))
 
@@ -279,6 +285,14 @@ def is_interrogative(sentence: str) -> bool:
 _PROPOSAL = _rx(r"^(?:how about|what about|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
                 r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
                 r"maybe we)\b")
+
+
+#: A request whose verb itself asks for a number ("can you compare X with Y", "can u profile it").
+_MEASURING = _rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|time)\b")
+#: A request that asks for the result to be reported ("... and tell me the number", "... so we know where
+#: the roof is", "can u paste it"): a measurement asked for, not an action.
+_REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:back|the)\b|"
+                   r"\bso\s+(?:we|i|you)\s+(?:know|can\s+see)\b|\bto\s+see\s+(?:where|whether|if|how|what)\b")
 
 
 def _asks_within(s: str) -> bool:
@@ -310,6 +324,11 @@ _VALUE_ANY = _either(_VALUE)
 _HW_NUMBER_ANY = _either(_HW_NUMBER)
 
 
+#: A sentence that quotes the agent's own claim back to it: not information the agent did not have.
+_QUOTES_AGENT = _rx(r"^(?:you|u)\s+(?:said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
+                    r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
+
+
 def information_markers(text: str, sentences_: list[str] | None = None,
                         flags: list[bool] | None = None) -> list[str]:
     """Why a message carries information (empty: it does not)."""
@@ -334,9 +353,10 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         ls = s.lower()
         core = _strip_filler(ls)
         digits = _DIGIT.search(ls) is not None
-        if digits and _HW_NUMBER_ANY.search(ls):
+        quoting = _QUOTES_AGENT.match(core) is not None  # the agent's own figure, handed back to it
+        if digits and not quoting and _HW_NUMBER_ANY.search(ls):
             reasons.append("hardware number")
-        if not question and _HW_FACT.search(ls):
+        if not question and not quoting and _HW_FACT.search(ls):
             reasons.append("hardware fact")
         if not question and _ANSWER_ANY.search(core):
             reasons.append("gives the answer or cause")
@@ -344,7 +364,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("states a fact to confirm")
         if _HYPOTHESIS.match(core):
             reasons.append("offers a cause")
-        if question and _LEADING.search(core):
+        if question and (_LEADING.search(core) or _LEADING_BETTER.match(core)):
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")

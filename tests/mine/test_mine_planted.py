@@ -36,11 +36,13 @@ def test_no_information_message_is_proposed_as_a_question(scored):
         assert scored[name]["information_proposed"] == [], name
 
 
-def test_the_blind_set_does_no_worse_than_its_one_scoring(scored):
+def test_set_d_does_no_worse_than_after_its_classifier_round(scored):
     # set D was written blind and scored once (RESULTS.md: 0/8 whole, 1/12 information proposed,
-    # 18 candidates): not a target, a floor that shows a change losing ground
+    # 31/40 askings proposed); the classifier was then corrected on it (39/40, 0/12): not a target,
+    # a floor that shows a change losing ground
     d = scored["d"]
-    assert len(d["information_proposed"]) <= 1 and d["candidates"] <= 20
+    assert d["information_proposed"] == []
+    assert sum(v["proposed"] for v in d["per_question"].values()) >= 38
 
 
 @pytest.mark.parametrize("text,label", [
@@ -57,6 +59,16 @@ def test_the_blind_set_does_no_worse_than_its_one_scoring(scored):
     ("unknown command \"session\" for \"entire\"\n\nDid you mean this?\n        version", "information"),
     ("Are you sure?", "question"),
     ("which commit?", "question"),
+    # measurement requests are questions; the agent's own figure quoted back is not information
+    ("Can you pull the bank conflict counter for softmax_rows and tell me the number?", "question"),
+    ("can you compare wall time per launch in nsys with the kernel duration", "question"),
+    ("can u run a plain copy kernel so we know where the real roof is", "question"),
+    ("can you run the full sweep again", "directive"),
+    ("theoretical occupancy says 50% -- what does the profiler measure as achieved?", "question"),
+    ("You said 3.1 TB/s is the ceiling -- what does a plain copy kernel reach on this card?", "question"),
+    ("wat does the checker say on non-aligned sizes, is the tail block right", "question"),
+    ("isn't exp2f with log2e folded into the scale cheaper than expf here?", "information"),
+    ("did you know the H200's HBM3e is rated 4.8 TB/s?", "information"),
     ("Is that 1.4x win on s3 real or just noise? Rerun it and show me the spread.", "question"),
 ])
 def test_requests_proposals_and_statements_are_not_questions(text, label):
