@@ -43,7 +43,7 @@ def _rx(p: str) -> re.Pattern:
 
 
 _FILLER = _rx(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|wait|then|well|now|right|alright|plus|quick question|"
-              r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|\+|-|>)[\s,:;.!-]+)+")
+              r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|or|\+|-|>)[\s,:;.!-]+)+")
 _WH = _rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys|"
           r"wat|wats|wht|waht|whta)\b")  # (as typed in a hurry)
 _AUX = (r"(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|am|isn't|aren't|doesn't|"
@@ -57,7 +57,7 @@ _WH_CLAUSE = _rx(r"^(?:what\s+(?:i|we|you|they|he|she|people)\s+(?!" + _AUX + r"
                  r"far\b|often\b|close\b|fast\b|slow\b|big\b|large\b|small\b|come\b|exactly\b|else\b)"
                  r"(?:i|we|you|youre|you're|they|he|she|it|its|it's|the|a|an|this|that|these|those|our|your|"
                  r"my|their|people|users|someone|somebody|anyone|anybody|one|nobody)\b)")
-_AUX_Q = _rx(r"^(?:is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
+_AUX_Q = _rx(r"^(?:r(?=\s+(?:u|you|we|they)\b)|is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
              r"weren't|isnt|arent|doesnt|didnt|will|would|should|shall|may|might|won't|wouldn't|shouldn't|"
              r"am|any)\b")
 # "might be in the docs", "should have checked": a modal with no subject is a statement
@@ -196,8 +196,9 @@ _SOLUTION = [
 _VALUE = [
     _rx(r"\b(?:set|change|make|increase|decrease|bump|raise|lower|reduce|cut|drop|limit|cap)\b[^.?!]{0,40}?"
         r"\bto\s+(?:just\s+|only\s+|about\s+|around\s+)?(?:\d|one\b|two\b|three\b|four\b|eight\b|sixteen\b|half\b)"),
-    _rx(r"\b(?:use|with|try)\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b"),
+    _rx(r"\b(?:use|try)\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b"),
 ]
+_WITH_SHAPE = _rx(r"\bwith\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b")  # a setting, unless asked about
 # "the tolerance is 1e-2, right?": a statement handed over with a request to agree
 _TAG_FACT = _rx(r"\b(?:is|are|has|have|was|were|uses?|does|do)\b[^?]{3,},?\s*(?:right|correct|no|yes|isn't it|"
                 r"aren't they|doesn't it|don't they|true)\s*\?\s*$")
@@ -206,8 +207,8 @@ _LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wo
                r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + _SOLUTION_TERMS + r")\b")
 # "isn't exp2f cheaper than expf here?": a better way handed over as a question
-_LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b[^.?!]{0,60}\b"
-                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go)\b")
+_LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^.?!]{0,60}\b"
+                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go)\b|[^?]{0,80}\bbecause\b)")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 _HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
                   r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
@@ -224,8 +225,11 @@ _MEASURE_VERBS = _rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|
                      r"count|check|compare|plot|dump|list|report|give|tell|look|read|verify|confirm|test|prove|"
                      r"repeat)\b")
 
-_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)|:\s+|"
-                    r",\s+(?=(?:what|why|how|which|where|what's|how's)\b)", re.I)
+_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|:\s+|"
+                    r",\s+(?=(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|which|where|what's|how's|whats|wats|"
+                    r"has|have|is|are|does|did|was|were)\b)|"
+                    r",\s+(?!(?:right|correct|no|yes|yeah|true|ok|okay)\s*\?)(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\?\s*$)",
+                    re.I)  # "..., identical?" (not a tag: "..., right?")
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 
 
@@ -277,12 +281,41 @@ def is_interrogative(sentence: str) -> bool:
         rest = core[m.start(1):]
         return bool((_ASK_VERBS.match(m.group(1)) and (_asks_within(rest) or _MEASURING.match(m.group(1))))
                     or _REPORT_BACK.search(rest))
-    return bool((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
-                or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core))
+    if ((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
+            or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core)):
+        return True
+    # as steerers type over SSH: "l2 hit % for rmsnorm_fwd?", "stdev across 10 runs?", "achieved
+    # occupancy pls", "list every case where new < old"
+    measuring = _MEASURE_VERBS.match(core) is not None
+    action = not measuring and _IMPERATIVE.match(core) is not None
+    if (s.endswith("?") and core[:1].isalpha() and not action and not _STATEMENT_OPEN.match(core)
+            and _weight(core) >= 1):
+        return True
+    if _PLEASE.search(core) and (not _IMPERATIVE.match(core) or _REPORT_MEASURE.match(core)):
+        return True  # a value asked for, or a measurement ("compare to cuBLAS pls"), not an action
+    if _WANT_TO_KNOW.search(core):
+        return True
+    return measuring and _REPORT_MEASURE.match(core) is not None and _asks_within(core)
+
+
+#: A sentence that opens with its subject and verb is a statement, question mark or not ("we added
+#: that test in this PR, yeah?", "I didn't see the stop hook fire?", "the tolerance is 1e-2?").
+_STATEMENT_OPEN = _rx(r"^(?:or|and|but|i|we|you|u|it|that|this|there|he|she|they|it's|its|that's|thats|there's|"
+                      r"theres|i'm|im|we're|you're|they're|i've|we've|i'd|we'd|i'll|we'll)\b|"
+                      r"^(?:the|a|an|our|your|my|its|this|that|these|those)\s+(?:[\w.-]+\s+){0,3}(?:is|are|was|were|"
+                      r"has|have|had|uses?|used|does|did|will|can|should|would|must|gets?|got)\b")
+#: "..., want to know if we spill": what is asked, said outright
+_WANT_TO_KNOW = _rx(r"\b(?:want|wanna|need|like|trying)\s+to\s+(?:know|see|find out|understand)\s+(?:if|whether|how|what|why|"
+                    r"where|which|when)\b")
+#: A value asked for with a "please" ("err numbers pls", "ncu occupancy for attn_fwd please").
+_PLEASE = _rx(r"\b(?:pls|plz|please|plez)\b")
+#: An imperative that asks for a report of something ("list every case where ...", "show which ...").
+_REPORT_MEASURE = _rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:list|show|print|report|plot|count|measure|time|"
+                      r"profile|compare|tell me|explain)\b")
 
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
-_PROPOSAL = _rx(r"^(?:how about|what about|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+_PROPOSAL = _rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
                 r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
                 r"maybe we)\b")
 
@@ -372,7 +405,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("suggests a solution")
         elif _PROPOSAL.match(core) and s.rstrip().endswith("?"):
             reasons.append("proposes a plan")
-        if _VALUE_ANY.search(ls):
+        if _VALUE_ANY.search(ls) or (not question and _WITH_SHAPE.search(ls)):
             reasons.append("gives a value")
         if not question and _CORRECTION.match(ls) and not _ACK.match(ls):
             reasons.append("corrects the agent")
