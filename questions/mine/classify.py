@@ -43,7 +43,7 @@ def _rx(p: str) -> re.Pattern:
 
 
 _FILLER = _rx(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|wait|then|well|now|right|alright|plus|quick question|"
-              r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|or|\+|-|>)[\s,:;.!-]+)+")
+              r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|\+|-|>)[\s,:;.!-]+)+")
 _WH = _rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys|"
           r"wat|wats|wht|waht|whta)\b")  # (as typed in a hurry)
 _AUX = (r"(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|am|isn't|aren't|doesn't|"
@@ -289,10 +289,12 @@ def is_interrogative(sentence: str) -> bool:
     measuring = _MEASURE_VERBS.match(core) is not None
     action = not measuring and _IMPERATIVE.match(core) is not None
     if (s.endswith("?") and core[:1].isalpha() and not action and not _STATEMENT_OPEN.match(core)
-            and _weight(core) >= 1):
+            and not _SUBJECT_VERB_EARLY.match(core) and not _HEDGED.search(core) and not _TAG_END.search(core)
+            and not _ASKS_FOR_ACTION.search(core) and 1 <= _weight(core) and len(core.split()) <= 16):
         return True
-    if _PLEASE.search(core) and (not _IMPERATIVE.match(core) or _REPORT_MEASURE.match(core)):
-        return True  # a value asked for, or a measurement ("compare to cuBLAS pls"), not an action
+    if _PLEASE.search(core) and len(core.split()) <= 20 and _MEASURABLE.search(core) and (
+            _REPORT_MEASURE.match(core) or not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core))):
+        return True  # a value asked for ("err numbers pls"), or a measurement ("compare to cuBLAS pls")
     if _WANT_TO_KNOW.search(core):
         return True
     return measuring and _REPORT_MEASURE.match(core) is not None and _asks_within(core)
@@ -300,13 +302,32 @@ def is_interrogative(sentence: str) -> bool:
 
 #: A sentence that opens with its subject and verb is a statement, question mark or not ("we added
 #: that test in this PR, yeah?", "I didn't see the stop hook fire?", "the tolerance is 1e-2?").
-_STATEMENT_OPEN = _rx(r"^(?:or|and|but|i|we|you|u|it|that|this|there|he|she|they|it's|its|that's|thats|there's|"
+_STATEMENT_OPEN = _rx(r"^(?:or|and|but|if|i|we|you|u|it|that|this|there|he|she|they|it's|its|that's|thats|there's|"
                       r"theres|i'm|im|we're|you're|they're|i've|we've|i'd|we'd|i'll|we'll)\b|"
                       r"^(?:the|a|an|our|your|my|its|this|that|these|those)\s+(?:[\w.-]+\s+){0,3}(?:is|are|was|were|"
-                      r"has|have|had|uses?|used|does|did|will|can|should|would|must|gets?|got)\b")
+                      r"has|have|had|uses?|used|does|did|will|can|should|would|must|gets?|got|isn't|aren't|wasn't|"
+                      r"doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't)\b")
 #: "..., want to know if we spill": what is asked, said outright
 _WANT_TO_KNOW = _rx(r"\b(?:want|wanna|need|like|trying)\s+to\s+(?:know|see|find out|understand)\s+(?:if|whether|how|what|why|"
                     r"where|which|when)\b")
+#: "crap we still have merge issues?", "so it works now?": a statement, asked to be confirmed
+_SUBJECT_VERB_EARLY = _rx(r"^(?:\w+\s+){0,2}(?:i|we|you|they|it|that|this)\s+(?:\w+\s+)?(?:have|has|had|are|is|was|were|"
+                          r"do|did|does|still|also|just|need|needs|think|guess|want|works?|worked|broke|fixed|got)\b")
+#: "I guess they were from the old branch?", "maybe the tile is too big?": a guess offered
+_HEDGED = _rx(r"\b(?:i guess|i think|i suspect|i believe|i assume|i suppose|probably|presumably|maybe|perhaps)\b")
+_TAG_END = _rx(r"\b(?:right|correct|yeah|yes|no|true|ok|okay|eh|huh)\s*\?\s*$")
+#: An action named anywhere in a "please" sentence ("the status doc, update it please"): a directive
+_ACTION_ANYWHERE = _rx(r"\b(?:update|fix|add|write|make|change|create|remove|delete|log|document|commit|push|merge|"
+                       r"implement|refactor|rename|move|install|open|close|try|use|switch|revert|undo|continue|go|"
+                       r"help|do|clean|edit|modify|replace|finish|file|draft|send|post|run|rerun|build|rebuild|"
+                       r"analy[sz]e|investigate|review|read|look|check)\b")
+#: "for now can we document it?", "..., can you analyze the codebase?": a request inside the sentence
+_ASKS_FOR_ACTION = _rx(r"\b(?:can|could|would|will|should|shall)\s+(?:we|you|u|i)\b|\blet'?s\b")
+#: What a terse "... pls" can ask the value of (a number, a measurement, a profiler's view)
+_MEASURABLE = _rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|error|err|diff|spread|variance|stdev|std|time|timing|"
+                  r"latency|throughput|bandwidth|occupancy|count|sizes?|mix|ncu|nsys|profile|hit|conflicts?|spills?|"
+                  r"registers?|regs|tflop/?s|gb/s|tb/s|values?|speedup|geomean|cycles|stalls?|sass|ptx|measurements?|"
+                  r"min|max|median|mean)\b")
 #: A value asked for with a "please" ("err numbers pls", "ncu occupancy for attn_fwd please").
 _PLEASE = _rx(r"\b(?:pls|plz|please|plez)\b")
 #: An imperative that asks for a report of something ("list every case where ...", "show which ...").
@@ -325,7 +346,7 @@ _MEASURING = _rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|
 #: A request that asks for the result to be reported ("... and tell me the number", "... so we know where
 #: the roof is", "can u paste it"): a measurement asked for, not an action.
 _REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:back|the)\b|"
-                   r"\bso\s+(?:we|i|you)\s+(?:know|can\s+see)\b|\bto\s+see\s+(?:where|whether|if|how|what)\b")
+                   r"\bso\s+(?:we|i|you)\s+(?:know|can\s+see)\b")
 
 
 def _asks_within(s: str) -> bool:
@@ -355,8 +376,14 @@ _HELP = _rx(r"\b(?:would|could|might|will|can)\s+(?:[\w-]+\s+){1,3}help\b")
 _TERM = _rx(r"\b" + _SOLUTION_TERMS + r"\b")
 _VALUE_ANY = _either(_VALUE)
 _HW_NUMBER_ANY = _either(_HW_NUMBER)
+_HW_SPEC_NUMBER = _either(_HW_NUMBER[2:4])  # a rate named as the peak, the spec or the limit
 
 
+#: A question that hands a fact over ("did you know the L2 is 50 MB?", "isn't HBM 4.8 TB/s?", "how
+#: close to the 3.35 TB/s peak are we?"); in any other question a hardware number is the setting of
+#: what is asked ("how many CTAs does the grid have vs 132 SMs?", "does it clear the 50MB l2?").
+_RHETORICAL = _rx(r"^(?:did you know|do you know that|you know|remember|recall|isn't|aren't|wasn't|weren't|doesn't|"
+                  r"don't|didn't|wouldn't|isnt|arent|doesnt|dont)\b")
 #: A sentence that quotes the agent's own claim back to it: not information the agent did not have.
 _QUOTES_AGENT = _rx(r"^(?:you|u)\s+(?:said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
                     r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
@@ -387,7 +414,8 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         core = _strip_filler(ls)
         digits = _DIGIT.search(ls) is not None
         quoting = _QUOTES_AGENT.match(core) is not None  # the agent's own figure, handed back to it
-        if digits and not quoting and _HW_NUMBER_ANY.search(ls):
+        if digits and not quoting and _HW_NUMBER_ANY.search(ls) and (
+                not question or _RHETORICAL.match(core) or _HW_SPEC_NUMBER.search(ls)):
             reasons.append("hardware number")
         if not question and not quoting and _HW_FACT.search(ls):
             reasons.append("hardware fact")

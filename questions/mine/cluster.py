@@ -36,6 +36,7 @@ class ClusterConfig:
     concept_small: int = 5  # ... when each holds at most this many askings
     concept_min_cos: float = 0.05  # ... sharing one concept, only with some words in common too
     concept_bucket: int = 400  # a concept (or pair) shared by more small clusters than this says nothing
+    topic_weight: float = 4.0  # each measurement a question asks for (`topics.TOPICS`: terms `@topic`)
     match_threshold: float = 0.55  # cosine of a cluster's representative to an existing bank item
     pair_budget: int = 1_000_000  # candidate pairs generated from shared terms, at most
 
@@ -76,12 +77,15 @@ def features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
     A term marked `~term` comes from a request that follows the question ("... Show me the
     spread."): it counts at `secondary_weight`, so that the question itself decides the match."""
     tf: dict[str, float] = {}
+    out: dict[str, float] = {}
     for t in terms:
+        if t[0] == "@":  # a topic (questions.mine.topics): what is asked, whatever the words
+            out[t] = cfg.topic_weight
+            continue
         w = 1.0
         if t[0] == "~":
             t, w = t[1:], cfg.secondary_weight
         tf[t] = tf.get(t, 0.0) + w
-    out: dict[str, float] = {}
     for t, n in tf.items():
         out[t] = (1.0 + math.log(max(n, 1.0)) if n >= 1.0 else n) * (cfg.placeholder_weight if t[0] == "<" else 1.0)
     if cfg.char_weight > 0:
@@ -109,7 +113,8 @@ def features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
                 pairs = [(a, b) for i, a in enumerate(sig) for b in sig[i + 1:]]
                 for a, b in pairs:
                     out["@=" + a + "+" + b] = cfg.signature_weight / math.sqrt(len(pairs))
-    for a, b in zip(terms, terms[1:]):
+    words = [t for t in terms if t[0] != "@"]
+    for a, b in zip(words, words[1:]):
         w = cfg.bigram_weight
         if a[0] == "~" or b[0] == "~":
             if a[0] != b[0]:
