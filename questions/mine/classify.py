@@ -207,7 +207,9 @@ _LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wo
                r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + _SOLUTION_TERMS + r")\b")
 # "isn't exp2f cheaper than expf here?": a better way handed over as a question
-_LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^.?!]{0,60}\b"
+_LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^?]{0,30}\bthe\s+"
+                      r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+)?(?:fix|answer|solution|problem|issue|cause|"
+                      r"culprit|bottleneck)\b|[^.?!]{0,60}\b"
                       r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go)\b|[^?]{0,80}\bbecause\b)")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 _HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
@@ -225,7 +227,8 @@ _MEASURE_VERBS = _rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|
                      r"count|check|compare|plot|dump|list|report|give|tell|look|read|verify|confirm|test|prove|"
                      r"repeat)\b")
 
-_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|:\s+|"
+_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|"
+                    r":\s+(?![^:?]{1,20}\?\s*$)|"  # (not before a short choice: "causal vs dense: ~2x or ~1x?")
                     r",\s+(?=(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|which|where|what's|how's|whats|wats|"
                     r"has|have|is|are|does|did|was|were)\b)|"
                     r",\s+(?!(?:right|correct|no|yes|yeah|true|ok|okay)\s*\?)(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\?\s*$)",
@@ -279,8 +282,8 @@ def is_interrogative(sentence: str) -> bool:
     m = _REQUEST.match(core)
     if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
         rest = core[m.start(1):]
-        return bool((_ASK_VERBS.match(m.group(1)) and (_asks_within(rest) or _MEASURING.match(m.group(1))))
-                    or _REPORT_BACK.search(rest))
+        return bool(_MEASURING.match(m.group(1)) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
+                    or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
     if ((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
             or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core)):
         return True
@@ -288,15 +291,19 @@ def is_interrogative(sentence: str) -> bool:
     # occupancy pls", "list every case where new < old"
     measuring = _MEASURE_VERBS.match(core) is not None
     action = not measuring and _IMPERATIVE.match(core) is not None
-    if (s.endswith("?") and core[:1].isalpha() and not action and not _STATEMENT_OPEN.match(core)
+    if (s.endswith("?") and core[:1].isalnum() and not action and not _STATEMENT_OPEN.match(core)
             and not _SUBJECT_VERB_EARLY.match(core) and not _HEDGED.search(core) and not _TAG_END.search(core)
             and not _ASKS_FOR_ACTION.search(core) and 1 <= _weight(core) and len(core.split()) <= 16):
         return True
-    if _PLEASE.search(core) and len(core.split()) <= 20 and _MEASURABLE.search(core) and (
-            _REPORT_MEASURE.match(core) or not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core))):
+    if _PLEASE.search(core) and len(core.split()) <= 20 and (_REPORT_MEASURE.match(core) or (
+            _MEASURABLE.search(core) and not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core)))):
         return True  # a value asked for ("err numbers pls"), or a measurement ("compare to cuBLAS pls")
     if _WANT_TO_KNOW.search(core):
         return True
+    if _TELL_ME_WHAT.search(core):
+        return True  # "run ptxas -v on it and tell me regs per thread", "... and tell me what comes out"
+    if s.endswith("?") and _IF_THEN_ASK.match(core):
+        return True  # "if you change the input between calls does the output change?"
     return measuring and _REPORT_MEASURE.match(core) is not None and _asks_within(core)
 
 
@@ -331,8 +338,15 @@ _MEASURABLE = _rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|error|err|diff|sp
 #: A value asked for with a "please" ("err numbers pls", "ncu occupancy for attn_fwd please").
 _PLEASE = _rx(r"\b(?:pls|plz|please|plez)\b")
 #: An imperative that asks for a report of something ("list every case where ...", "show which ...").
-_REPORT_MEASURE = _rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:list|show|print|report|plot|count|measure|time|"
-                      r"profile|compare|tell me|explain)\b")
+_REPORT_MEASURE = _rx(r"^(?:(?:please|pls|plz|just|then|and|now)\s+)*(?:list|show|print|report|plot|count|measure|time|"
+                      r"profile|compare|tell me|explain|quantify|estimate)\b")
+#: An action followed by the question it is for: "... and tell me what comes out" (not "... and show me
+#: the summary", a directive, nor "... and tell me when it's done")
+_TELL_ME_WHAT = _rx(r"\b(?:and|then|,)\s+(?:tell|let)\s+me\s+(?:know\s+)?(?:what|how|whether|if|which|where|why|"
+                    r"the\s+numbers?|the\s+count|regs)\b")
+#: A question after a condition: "if you change the input, does the output change?"
+_IF_THEN_ASK = _rx(r"^(?:if|when|once|after)\s+[^?]{3,80}?[\s,]\s*(?:does|do|did|is|are|was|were|will|would|can|could|has|"
+                   r"have)\s+(?:the|it|we|you|u|they|this|that|these|those|our|your|its)\b")
 
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
@@ -342,7 +356,10 @@ _PROPOSAL = _rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+
 
 
 #: A request whose verb itself asks for a number ("can you compare X with Y", "can u profile it").
-_MEASURING = _rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|time)\b")
+_MEASURING = _rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|time|quantify|nsys|ncu|bench|"
+                 r"benchmark)\b")
+#: "... and count the kernels", "... and tell me the number": the action is there to measure
+_AND_MEASURE = _rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know)\b")
 #: A request that asks for the result to be reported ("... and tell me the number", "... so we know where
 #: the roof is", "can u paste it"): a measurement asked for, not an action.
 _REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:back|the)\b|"

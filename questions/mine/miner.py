@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from questions.mine.classify import LABELS, classify, is_interrogative, sentence_spans, sentences
@@ -187,7 +187,7 @@ def mine_messages(messages: list[Message], config: MineConfig | None = None, *, 
     shown: list[dict[str, int]] = []
     for m in pool:
         g = generalise(m.question or m.text)
-        ts = with_topics(question_terms(g.text), m.question or m.text)
+        ts = with_topics(question_terms(g.text), m.text)  # (the whole message says what is asked about)
         key = tuple(ts) if ts else ("<vague>", g.text.lower())
         i = index.get(key)
         if i is None:
@@ -258,7 +258,8 @@ def match_bank(result: MineResult, bank) -> None:
     from questions.mine.cluster import features, fit_space
     from questions.mine.write import text_key
 
-    cfg = result.config.cluster
+    # a match is claimed on words: two questions on one topic are not the same question by that alone
+    cfg = replace(result.config.cluster, topic_share=0.0)
     items = list(bank)
     if not items or not result.clusters:
         return
