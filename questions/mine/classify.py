@@ -209,7 +209,7 @@ _LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wo
 # "isn't exp2f cheaper than expf here?": a better way handed over as a question
 _LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^?]{0,30}\bthe\s+"
                       r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+)?(?:fix|answer|solution|problem|issue|cause|"
-                      r"culprit|bottleneck)\b|[^.?!]{0,60}\b"
+                      r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
                       r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go)\b|[^?]{0,80}\bbecause\b)")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 _HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
@@ -357,13 +357,17 @@ _PROPOSAL = _rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+
 
 #: A request whose verb itself asks for a number ("can you compare X with Y", "can u profile it").
 _MEASURING = _rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|time|quantify|nsys|ncu|bench|"
-                 r"benchmark)\b")
+                 r"benchmark|print|report|dump|break\s+(?:it\s+|this\s+|that\s+)?down)\b|"
+                 # "can you confirm the mma path is taken", "verify the gemm gives the right answer": a claim to check
+                 r"^(?:confirm|verify|check)\s+(?:that\s+|whether\s+|if\s+)?[^?]{0,60}?\b(?:is|are|was|were|gives?|"
+                 r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?)\b")
 #: "... and count the kernels", "... and tell me the number": the action is there to measure
-_AND_MEASURE = _rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know)\b")
+_AND_MEASURE = _rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|"
+                   r"check|verify|confirm)\b")
 #: A request that asks for the result to be reported ("... and tell me the number", "... so we know where
 #: the roof is", "can u paste it"): a measurement asked for, not an action.
 _REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:back|the)\b|"
-                   r"\bso\s+(?:we|i|you)\s+(?:know|can\s+see)\b")
+                   r"\bso\s+(?:we|i|you)\s+(?:know|(?:can\s+)?see)\b")
 
 
 def _asks_within(s: str) -> bool:
@@ -402,7 +406,7 @@ _HW_SPEC_NUMBER = _either(_HW_NUMBER[2:4])  # a rate named as the peak, the spec
 _RHETORICAL = _rx(r"^(?:did you know|do you know that|you know|remember|recall|isn't|aren't|wasn't|weren't|doesn't|"
                   r"don't|didn't|wouldn't|isnt|arent|doesnt|dont)\b")
 #: A sentence that quotes the agent's own claim back to it: not information the agent did not have.
-_QUOTES_AGENT = _rx(r"^(?:you|u)\s+(?:said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
+_QUOTES_AGENT = _rx(r"^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
                     r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
@@ -436,7 +440,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("hardware number")
         if not question and not quoting and _HW_FACT.search(ls):
             reasons.append("hardware fact")
-        if not question and _ANSWER_ANY.search(core):
+        if not question and not quoting and _ANSWER_ANY.search(core):
             reasons.append("gives the answer or cause")
         if question and _TAG_FACT.search(ls) and not _WH.match(core) and not _AUX_Q.match(core):
             reasons.append("states a fact to confirm")
