@@ -181,6 +181,12 @@ def _compiled() -> tuple[tuple[str, re.Pattern], ...]:
                  for name, pats in TOPICS)
 
 
+@lru_cache(maxsize=1)
+def _any_topic() -> re.Pattern:
+    """Every pattern at once: most texts name no topic, and one scan says so."""
+    return re.compile(r"(?<![\w-])(?:" + "|".join(p for _, pats in TOPICS for p in pats) + r")(?![\w-])")
+
+
 _IDENT_SEP = re.compile(r"_+|(?<=[a-z0-9])\.(?=[a-z])")
 
 
@@ -191,4 +197,6 @@ def topics(text: str) -> tuple[str, ...]:
     names what it measures."""
     low = (text or "").lower()
     spaced = _IDENT_SEP.sub(" ", low) if "_" in low or "." in low else low
+    if _any_topic().search(low) is None and (spaced is low or _any_topic().search(spaced) is None):
+        return ()
     return tuple(name for name, rx in _compiled() if rx.search(low) or (spaced is not low and rx.search(spaced)))
