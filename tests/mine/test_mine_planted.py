@@ -1,10 +1,10 @@
 """Issue #12: one candidate per question, asked five ways; no information proposed; requests,
 proposals and statements with a question mark are not questions.
 
-Set A is what the concept table was written against (a regression check, not evidence); sets B
-and C were written after tuning (C scored once, held out), D blind by another writer and scored
-once: their floors are the figures reported in questions/benchmark/planted/RESULTS.md, so a
-change that loses ground shows here.
+Each set was scored once held out before it was tuned on (questions/benchmark/planted/RESULTS.md
+keeps the order): A-J are tuned-on material now (regression checks, not evidence); K and L, written
+blind and scored once after the last change, are the held-out figure. Their floors are the
+figures reported there, so a change that loses ground shows here.
 """
 from __future__ import annotations
 
@@ -21,28 +21,26 @@ def scored():
     return {p.stem[-1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
-def test_the_tuned_set_comes_out_one_candidate_per_question(scored):
-    a = scored["a"]
-    assert a["one_candidate_rate"] >= 0.9 and a["candidates"] <= 9
-
-
-def test_the_held_out_sets_do_no_worse_than_reported(scored):
-    assert scored["b"]["one_candidate"] >= 1 and scored["c"]["one_candidate"] >= 1
-    assert scored["b"]["candidates"] <= 12 and scored["c"]["candidates"] <= 22
+def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
+    # A-J were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
+    # it keeps a change from losing what they taught
+    tuned = [scored[k] for k in "abcdefghij"]
+    one = sum(s["one_candidate"] for s in tuned)
+    total = sum(s["questions"] for s in tuned)
+    assert one >= 0.9 * total, {s["set"]: s["one_candidate"] for s in tuned}
+    assert scored["a"]["one_candidate"] == 8
 
 
 def test_no_information_message_is_proposed_as_a_question(scored):
-    for name in "abc":
+    for name in "abcdefghijk" + "l":
         assert scored[name]["information_proposed"] == [], name
 
 
-def test_set_d_does_no_worse_than_after_its_classifier_round(scored):
-    # set D was written blind and scored once (RESULTS.md: 0/8 whole, 1/12 information proposed,
-    # 31/40 askings proposed); the classifier was then corrected on it (39/40, 0/12): not a target,
-    # a floor that shows a change losing ground
-    d = scored["d"]
-    assert d["information_proposed"] == []
-    assert sum(v["proposed"] for v in d["per_question"].values()) >= 38
+def test_the_last_held_out_sets_do_no_worse_than_their_one_scoring(scored):
+    # K and L: written blind, scored once after the last change (4/10 and 3/10): floors, not targets
+    assert scored["k"]["one_candidate"] >= 4 and scored["l"]["one_candidate"] >= 3
+    for name in "kl":
+        assert sum(v["proposed"] for v in scored[name]["per_question"].values()) >= 45, name
 
 
 @pytest.mark.parametrize("text,label", [
@@ -100,10 +98,3 @@ def test_sharing_one_coarse_concept_without_a_word_in_common_is_not_enough():
     got = cluster([a, ["bank", "conflict", "smem"], b], [1, 1, 1])
     assert not [c for c in got.clusters if 0 in c and 2 in c]
 
-
-def test_sets_e_and_f_do_no_worse_than_their_one_scoring(scored):
-    # written blind and scored once after the last change (RESULTS.md): floors, not targets
-    for name, info, proposed in (("e", 0, 31), ("f", 1, 29)):
-        s = scored[name]
-        assert len(s["information_proposed"]) <= info, name
-        assert sum(v["proposed"] for v in s["per_question"].values()) >= proposed, name
