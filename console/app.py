@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from textual import events
 from textual.app import App
 from textual.binding import Binding
 
@@ -77,13 +76,6 @@ class ConsoleApp(App):
     def for_transcript(cls, path: str | Path, **kw) -> "ConsoleApp":
         """Replay a foreign transcript (or our own events.jsonl) read by sessions.importers."""
         return cls(transcript_source(path), mode="replay", **kw)
-
-    last_key_at = 0.0  # when the last key came (time.monotonic): a session screen syncs after its frame
-
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key):
-            self.last_key_at = time.monotonic()
-        await super().on_event(event)
 
     def get_system_commands(self, screen):
         """Textual's system commands, less its keys panel (it would squeeze the transcript;

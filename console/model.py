@@ -11,7 +11,8 @@
   event `pos`" by bisection (replay's evaluator panel and header) in O(log n).
 
 It holds no event bodies: rows carry a cleaned one-line title and the event indices, and the
-`EventStore` gives the full event back when a row is expanded. No Textual in here; tested alone.
+`EventStore` gives the full event back when a row is expanded (a tool call's title is made from
+its event when first read: `ToolCallRow`). No Textual in here; tested alone.
 """
 from __future__ import annotations
 

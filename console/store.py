@@ -10,7 +10,8 @@ event's span. Foreign transcripts, imported in memory, live in a `MemoryEventSto
 Opening a session parses only what its rows show. A tool's output (2-20 KB each, most of a log's
 bytes) is in no row's title, so the reader skims it: the line is parsed with that string emptied
 (found by its closing quote, never decoded) and the event carries `output_skimmed` (the bytes
-left out). The whole event comes from the store when a row is expanded or searched. A log whose
+left out). The whole event comes from the store when a row is expanded or searched. Slices of a
+long log are read into one buffer the reader keeps (no fresh 4 MB allocation a slice). A log whose
 decision points the console derives itself (console.decisions: foreign and imported logs) is read
 whole, since the detectors read tool outputs.
 """

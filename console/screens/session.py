@@ -63,9 +63,8 @@ MAX_GAP_WALL_S = 1.0  # replay never waits longer than this between two events
 WAITING_AFTER_S = 30.0  # a running session quiet this long shows as "waiting"
 LIVE_TICK_S = 1.0
 UI_SYNC_S = 0.1  # new events reach the widgets at most this often (each sync is one repaint)
-FLOOD_SYNC_S = 0.25  # ... and while a flood scrolls a screenful of rows by at each sync
+FLOOD_SYNC_S = 0.5  # ... and while a flood scrolls a screenful of rows by at each sync
 FLOOD_ROWS = 40
-KEY_FIRST_S = 0.1  # no sync this soon after a key (its frame first)
 LOADING_SYNC_S = 0.5  # while a backlog is read: its first rows at once, then this often (the header counts)
 WIDE = 120  # columns from which the evaluator panel sits beside the transcript
 SEARCH_CAP = 10_000  # matches counted at most (beyond: "10000+")
@@ -293,28 +292,15 @@ class SessionScreen(Screen):
             return
         # a flood gets fewer, larger repaints: nobody reads 2,000 events a second, and the time a
         # repaint takes is time a key waits
-        self._sync_soon()
-
-    def _sync_soon(self) -> None:
-        """Sync now if one is due, else once it is: at most every UI_SYNC_S (a flood: every
-        FLOOD_SYNC_S; a backlog being read: every LOADING_SYNC_S), and never within KEY_FIRST_S
-        of a key, so that a key's frame is not a sync's too (nor waits behind one)."""
-        now = time.monotonic()
         if not self.loaded:
             interval = LOADING_SYNC_S
         else:
             interval = FLOOD_SYNC_S if self._last_sync_rows >= FLOOD_ROWS else UI_SYNC_S
-        wait = max(interval - (now - self._last_sync),
-                   KEY_FIRST_S - (now - getattr(self.app, "last_key_at", 0.0)))
+        wait = interval - (time.monotonic() - self._last_sync)
         if wait <= 0:
             self._sync_ui()
         elif self._sync_timer is None:
-            self._sync_timer = self.set_timer(wait, self._sync_due)
-
-    def _sync_due(self) -> None:
-        self._sync_timer = None
-        if self._unsynced_added or self._unsynced_changed:
-            self._sync_soon()
+            self._sync_timer = self.set_timer(wait, self._sync_ui)
 
     def _sync_ui(self, finished: bool = False) -> None:
         """Hand the rows folded since the last sync to the transcript and refresh the state."""

@@ -151,28 +151,3 @@ async def test_nothing_styles_the_transcript_by_focus(tmp_path):
                     last = selector.selectors[-1]
                     assert last.name not in names and f"#{last.name}" not in names, selector.css
 
-
-async def test_rows_that_come_just_after_a_key_wait_for_its_frame(live):
-    """Following, new rows reach the screen at most every 0.1 s, and never within 0.1 s of a
-    key: the key's frame is its own (no sync's rows in it, no sync before it)."""
-    import time
-
-    from console.screens.session import KEY_FIRST_S
-
-    app = make_app(live.paths, "live")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_loaded(pilot)
-        screen = app.screen
-        await pilot.pause(0.3)
-        shown = screen.transcript.row_count
-        await pilot.press("up")
-        pressed = app.last_key_at
-        assert pressed > 0
-        live.append_more(5)
-        folded = []
-        await wait_for(pilot, lambda: len(screen.model.rows) > shown and not folded.append(
-            (time.monotonic(), screen.transcript.row_count)), step=0.005)
-        if folded[0][0] - pressed < KEY_FIRST_S * 0.8:
-            assert folded[0][1] == shown  # folded, not shown yet
-        await wait_for(pilot, lambda: screen.transcript.row_count == len(screen.model.rows), step=0.005)
-        assert time.monotonic() - pressed >= KEY_FIRST_S * 0.95
