@@ -44,7 +44,8 @@ def _rx(p: str) -> re.Pattern:
 
 _FILLER = _rx(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|wait|then|well|now|right|alright|plus|quick question|"
               r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|\+|-|>)[\s,:;.!-]+)+")
-_WH = _rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys)\b")
+_WH = _rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys|"
+          r"wat|wats|wht|waht|whta)\b")  # (as typed in a hurry)
 _AUX = (r"(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|am|isn't|aren't|doesn't|"
         r"didn't|won't|wouldn't|shouldn't|can't|haven't|hasn't|don't|weren't|wasn't|'s|'re)")
 # Without a question mark, a wh-word opens a question unless it opens a clause: "when you're done
@@ -56,7 +57,7 @@ _WH_CLAUSE = _rx(r"^(?:what\s+(?:i|we|you|they|he|she|people)\s+(?!" + _AUX + r"
                  r"far\b|often\b|close\b|fast\b|slow\b|big\b|large\b|small\b|come\b|exactly\b|else\b)"
                  r"(?:i|we|you|youre|you're|they|he|she|it|its|it's|the|a|an|this|that|these|those|our|your|"
                  r"my|their|people|users|someone|somebody|anyone|anybody|one|nobody)\b)")
-_AUX_Q = _rx(r"^(?:is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
+_AUX_Q = _rx(r"^(?:r(?=\s+(?:u|you|we|they)\b)|is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
              r"weren't|isnt|arent|doesnt|didnt|will|would|should|shall|may|might|won't|wouldn't|shouldn't|"
              r"am|any)\b")
 # "might be in the docs", "should have checked": a modal with no subject is a statement
@@ -195,8 +196,9 @@ _SOLUTION = [
 _VALUE = [
     _rx(r"\b(?:set|change|make|increase|decrease|bump|raise|lower|reduce|cut|drop|limit|cap)\b[^.?!]{0,40}?"
         r"\bto\s+(?:just\s+|only\s+|about\s+|around\s+)?(?:\d|one\b|two\b|three\b|four\b|eight\b|sixteen\b|half\b)"),
-    _rx(r"\b(?:use|with|try)\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b"),
+    _rx(r"\b(?:use|try)\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b"),
 ]
+_WITH_SHAPE = _rx(r"\bwith\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b")  # a setting, unless asked about
 # "the tolerance is 1e-2, right?": a statement handed over with a request to agree
 _TAG_FACT = _rx(r"\b(?:is|are|has|have|was|were|uses?|does|do)\b[^?]{3,},?\s*(?:right|correct|no|yes|isn't it|"
                 r"aren't they|doesn't it|don't they|true)\s*\?\s*$")
@@ -204,6 +206,11 @@ _LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wo
                r"are we not|are you not|surely)\b[^.?!]{0,40}\b(?:(?:memory|compute|bandwidth|latency|launch|"
                r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + _SOLUTION_TERMS + r")\b")
+# "isn't exp2f cheaper than expf here?": a better way handed over as a question
+_LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^?]{0,30}\bthe\s+"
+                      r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+)?(?:fix|answer|solution|problem|issue|cause|"
+                      r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
+                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go)\b|[^?]{0,80}\bbecause\b)")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 _HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
                   r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
@@ -220,8 +227,12 @@ _MEASURE_VERBS = _rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|
                      r"count|check|compare|plot|dump|list|report|give|tell|look|read|verify|confirm|test|prove|"
                      r"repeat)\b")
 
-_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+[-—–]\s+(?=\w)|:\s+|"
-                    r",\s+(?=(?:what|why|how|which|where|what's|how's)\b)", re.I)
+_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|"
+                    r":\s+(?![^:?]{1,20}\?\s*$)|"  # (not before a short choice: "causal vs dense: ~2x or ~1x?")
+                    r",\s+(?=(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|which|where|what's|how's|whats|wats|"
+                    r"has|have|is|are|does|did|was|were)\b)|"
+                    r",\s+(?!(?:right|correct|no|yes|yeah|true|ok|okay)\s*\?)(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\?\s*$)",
+                    re.I)  # "..., identical?" (not a tag: "..., right?")
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 
 
@@ -269,16 +280,94 @@ def is_interrogative(sentence: str) -> bool:
     if _PROPOSAL.match(core):
         return False
     m = _REQUEST.match(core)
-    if m:  # "can you/we <verb> ...": asks only when the verb asks and a question follows it
-        return bool(_ASK_VERBS.match(m.group(1)) and _asks_within(core[m.start(1):]))
-    return bool((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
-                or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core))
+    if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
+        rest = core[m.start(1):]
+        return bool(_MEASURING.match(m.group(1)) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
+                    or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
+    if ((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
+            or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core)):
+        return True
+    # as steerers type over SSH: "l2 hit % for rmsnorm_fwd?", "stdev across 10 runs?", "achieved
+    # occupancy pls", "list every case where new < old"
+    measuring = _MEASURE_VERBS.match(core) is not None
+    action = not measuring and _IMPERATIVE.match(core) is not None
+    if (s.endswith("?") and core[:1].isalnum() and not action and not _STATEMENT_OPEN.match(core)
+            and not _SUBJECT_VERB_EARLY.match(core) and not _HEDGED.search(core) and not _TAG_END.search(core)
+            and not _ASKS_FOR_ACTION.search(core) and 1 <= _weight(core) and len(core.split()) <= 16):
+        return True
+    if _PLEASE.search(core) and len(core.split()) <= 20 and (_REPORT_MEASURE.match(core) or (
+            _MEASURABLE.search(core) and not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core)))):
+        return True  # a value asked for ("err numbers pls"), or a measurement ("compare to cuBLAS pls")
+    if _WANT_TO_KNOW.search(core):
+        return True
+    if _TELL_ME_WHAT.search(core):
+        return True  # "run ptxas -v on it and tell me regs per thread", "... and tell me what comes out"
+    if s.endswith("?") and _IF_THEN_ASK.match(core):
+        return True  # "if you change the input between calls does the output change?"
+    return measuring and _REPORT_MEASURE.match(core) is not None and _asks_within(core)
+
+
+#: A sentence that opens with its subject and verb is a statement, question mark or not ("we added
+#: that test in this PR, yeah?", "I didn't see the stop hook fire?", "the tolerance is 1e-2?").
+_STATEMENT_OPEN = _rx(r"^(?:or|and|but|if|i|we|you|u|it|that|this|there|he|she|they|it's|its|that's|thats|there's|"
+                      r"theres|i'm|im|we're|you're|they're|i've|we've|i'd|we'd|i'll|we'll)\b|"
+                      r"^(?:the|a|an|our|your|my|its|this|that|these|those)\s+(?:[\w.-]+\s+){0,3}(?:is|are|was|were|"
+                      r"has|have|had|uses?|used|does|did|will|can|should|would|must|gets?|got|isn't|aren't|wasn't|"
+                      r"doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't)\b")
+#: "..., want to know if we spill": what is asked, said outright
+_WANT_TO_KNOW = _rx(r"\b(?:want|wanna|need|like|trying)\s+to\s+(?:know|see|find out|understand)\s+(?:if|whether|how|what|why|"
+                    r"where|which|when)\b")
+#: "crap we still have merge issues?", "so it works now?": a statement, asked to be confirmed
+_SUBJECT_VERB_EARLY = _rx(r"^(?:\w+\s+){0,2}(?:i|we|you|they|it|that|this)\s+(?:\w+\s+)?(?:have|has|had|are|is|was|were|"
+                          r"do|did|does|still|also|just|need|needs|think|guess|want|works?|worked|broke|fixed|got)\b")
+#: "I guess they were from the old branch?", "maybe the tile is too big?": a guess offered
+_HEDGED = _rx(r"\b(?:i guess|i think|i suspect|i believe|i assume|i suppose|probably|presumably|maybe|perhaps)\b")
+_TAG_END = _rx(r"\b(?:right|correct|yeah|yes|no|true|ok|okay|eh|huh)\s*\?\s*$")
+#: An action named anywhere in a "please" sentence ("the status doc, update it please"): a directive
+_ACTION_ANYWHERE = _rx(r"\b(?:update|fix|add|write|make|change|create|remove|delete|log|document|commit|push|merge|"
+                       r"implement|refactor|rename|move|install|open|close|try|use|switch|revert|undo|continue|go|"
+                       r"help|do|clean|edit|modify|replace|finish|file|draft|send|post|run|rerun|build|rebuild|"
+                       r"analy[sz]e|investigate|review|read|look|check)\b")
+#: "for now can we document it?", "..., can you analyze the codebase?": a request inside the sentence
+_ASKS_FOR_ACTION = _rx(r"\b(?:can|could|would|will|should|shall)\s+(?:we|you|u|i)\b|\blet'?s\b")
+#: What a terse "... pls" can ask the value of (a number, a measurement, a profiler's view)
+_MEASURABLE = _rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|error|err|diff|spread|variance|stdev|std|time|timing|"
+                  r"latency|throughput|bandwidth|occupancy|count|sizes?|mix|ncu|nsys|profile|hit|conflicts?|spills?|"
+                  r"registers?|regs|tflop/?s|gb/s|tb/s|values?|speedup|geomean|cycles|stalls?|sass|ptx|measurements?|"
+                  r"min|max|median|mean)\b")
+#: A value asked for with a "please" ("err numbers pls", "ncu occupancy for attn_fwd please").
+_PLEASE = _rx(r"\b(?:pls|plz|please|plez)\b")
+#: An imperative that asks for a report of something ("list every case where ...", "show which ...").
+_REPORT_MEASURE = _rx(r"^(?:(?:please|pls|plz|just|then|and|now)\s+)*(?:list|show|print|report|plot|count|measure|time|"
+                      r"profile|compare|tell me|explain|quantify|estimate)\b")
+#: An action followed by the question it is for: "... and tell me what comes out" (not "... and show me
+#: the summary", a directive, nor "... and tell me when it's done")
+_TELL_ME_WHAT = _rx(r"\b(?:and|then|,)\s+(?:tell|let)\s+me\s+(?:know\s+)?(?:what|how|whether|if|which|where|why|"
+                    r"the\s+numbers?|the\s+count|regs)\b")
+#: A question after a condition: "if you change the input, does the output change?"
+_IF_THEN_ASK = _rx(r"^(?:if|when|once|after)\s+[^?]{3,80}?[\s,]\s*(?:does|do|did|is|are|was|were|will|would|can|could|has|"
+                   r"have)\s+(?:the|it|we|you|u|they|this|that|these|those|our|your|its)\b")
 
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
-_PROPOSAL = _rx(r"^(?:how about|what about|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+_PROPOSAL = _rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
                 r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
                 r"maybe we)\b")
+
+
+#: A request whose verb itself asks for a number ("can you compare X with Y", "can u profile it").
+_MEASURING = _rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|time|quantify|nsys|ncu|bench|"
+                 r"benchmark|print|report|dump|break\s+(?:it\s+|this\s+|that\s+)?down)\b|"
+                 # "can you confirm the mma path is taken", "verify the gemm gives the right answer": a claim to check
+                 r"^(?:confirm|verify|check)\s+(?:that\s+|whether\s+|if\s+)?[^?]{0,60}?\b(?:is|are|was|were|gives?|"
+                 r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?)\b")
+#: "... and count the kernels", "... and tell me the number": the action is there to measure
+_AND_MEASURE = _rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|"
+                   r"check|verify|confirm)\b")
+#: A request that asks for the result to be reported ("... and tell me the number", "... so we know where
+#: the roof is", "can u paste it"): a measurement asked for, not an action.
+_REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:back|the)\b|"
+                   r"\bso\s+(?:we|i|you)\s+(?:know|(?:can\s+)?see)\b")
 
 
 def _asks_within(s: str) -> bool:
@@ -308,6 +397,17 @@ _HELP = _rx(r"\b(?:would|could|might|will|can)\s+(?:[\w-]+\s+){1,3}help\b")
 _TERM = _rx(r"\b" + _SOLUTION_TERMS + r"\b")
 _VALUE_ANY = _either(_VALUE)
 _HW_NUMBER_ANY = _either(_HW_NUMBER)
+_HW_SPEC_NUMBER = _either(_HW_NUMBER[2:4])  # a rate named as the peak, the spec or the limit
+
+
+#: A question that hands a fact over ("did you know the L2 is 50 MB?", "isn't HBM 4.8 TB/s?", "how
+#: close to the 3.35 TB/s peak are we?"); in any other question a hardware number is the setting of
+#: what is asked ("how many CTAs does the grid have vs 132 SMs?", "does it clear the 50MB l2?").
+_RHETORICAL = _rx(r"^(?:did you know|do you know that|you know|remember|recall|isn't|aren't|wasn't|weren't|doesn't|"
+                  r"don't|didn't|wouldn't|isnt|arent|doesnt|dont)\b")
+#: A sentence that quotes the agent's own claim back to it: not information the agent did not have.
+_QUOTES_AGENT = _rx(r"^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
+                    r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
 def information_markers(text: str, sentences_: list[str] | None = None,
@@ -334,17 +434,19 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         ls = s.lower()
         core = _strip_filler(ls)
         digits = _DIGIT.search(ls) is not None
-        if digits and _HW_NUMBER_ANY.search(ls):
+        quoting = _QUOTES_AGENT.match(core) is not None  # the agent's own figure, handed back to it
+        if digits and not quoting and _HW_NUMBER_ANY.search(ls) and (
+                not question or _RHETORICAL.match(core) or _HW_SPEC_NUMBER.search(ls)):
             reasons.append("hardware number")
-        if not question and _HW_FACT.search(ls):
+        if not question and not quoting and _HW_FACT.search(ls):
             reasons.append("hardware fact")
-        if not question and _ANSWER_ANY.search(core):
+        if not question and not quoting and _ANSWER_ANY.search(core):
             reasons.append("gives the answer or cause")
         if question and _TAG_FACT.search(ls) and not _WH.match(core) and not _AUX_Q.match(core):
             reasons.append("states a fact to confirm")
         if _HYPOTHESIS.match(core):
             reasons.append("offers a cause")
-        if question and _LEADING.search(core):
+        if question and (_LEADING.search(core) or _LEADING_BETTER.match(core)):
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")
@@ -352,7 +454,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("suggests a solution")
         elif _PROPOSAL.match(core) and s.rstrip().endswith("?"):
             reasons.append("proposes a plan")
-        if _VALUE_ANY.search(ls):
+        if _VALUE_ANY.search(ls) or (not question and _WITH_SHAPE.search(ls)):
             reasons.append("gives a value")
         if not question and _CORRECTION.match(ls) and not _ACK.match(ls):
             reasons.append("corrects the agent")

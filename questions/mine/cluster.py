@@ -36,6 +36,8 @@ class ClusterConfig:
     concept_small: int = 5  # ... when each holds at most this many askings
     concept_min_cos: float = 0.05  # ... sharing one concept, only with some words in common too
     concept_bucket: int = 400  # a concept (or pair) shared by more small clusters than this says nothing
+    topic_weight: float = 1.0  # each measurement a question asks for (`topics.TOPICS`: terms `@topic`) ...
+    topic_share: float = 0.75  # ... and the share of the cosine its topics decide when it has any
     match_threshold: float = 0.55  # cosine of a cluster's representative to an existing bank item
     pair_budget: int = 1_000_000  # candidate pairs generated from shared terms, at most
 
@@ -59,15 +61,33 @@ class Space:
         """The same, from a doc's features (`features(terms, config)`)."""
         top = self.top_idf
         vec: dict[int, float] = {}
-        extra: dict[str, float] = {}
+        sq = [0.0, 0.0]  # squared norms of the words' part and the topics' part (unknown features too)
         for f, w in feats.items():
             i = self.vocab.get(f)
-            if i is None:
-                extra[f] = w * top
-            else:
-                vec[i] = w * self.idf[i]
-        norm = math.sqrt(sum(v * v for v in vec.values()) + sum(v * v for v in extra.values())) or 1.0
-        return {i: v / norm for i, v in vec.items()}
+            v = w * (top if i is None else self.idf[i])
+            sq[f[0] == "@"] += v * v
+            if i is not None:
+                vec[i] = v
+        scale = part_scales(sq[0], sq[1], self.config.topic_share)
+        return {i: v * scale[self._is_topic(i)] for i, v in vec.items()}
+
+    def _is_topic(self, i: int) -> bool:
+        topic = getattr(self, "_topic_ids", None)
+        if topic is None:
+            topic = self._topic_ids = {j for f, j in self.vocab.items() if f[0] == "@"}
+        return i in topic
+
+
+def part_scales(words_sq: float, topics_sq: float, share: float) -> tuple[float, float]:
+    """Multipliers for a vector's word part and topic part: each part normalised, the topics taking
+    `share` of the squared norm when there are any, so that the cosine of two questions is
+    share x (cosine of their topics) + (1 - share) x (cosine of their words), however many words
+    each has. A question without topics is its words alone."""
+    if topics_sq <= 0:
+        return (1.0 / math.sqrt(words_sq) if words_sq > 0 else 1.0, 0.0)
+    if words_sq <= 0:
+        return (0.0, 1.0 / math.sqrt(topics_sq))
+    return (math.sqrt(1.0 - share) / math.sqrt(words_sq), math.sqrt(share) / math.sqrt(topics_sq))
 
 
 def features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
@@ -76,12 +96,15 @@ def features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
     A term marked `~term` comes from a request that follows the question ("... Show me the
     spread."): it counts at `secondary_weight`, so that the question itself decides the match."""
     tf: dict[str, float] = {}
+    out: dict[str, float] = {}
     for t in terms:
+        if t[0] == "@":  # a topic (questions.mine.topics): what is asked, whatever the words
+            out[t] = cfg.topic_weight
+            continue
         w = 1.0
         if t[0] == "~":
             t, w = t[1:], cfg.secondary_weight
         tf[t] = tf.get(t, 0.0) + w
-    out: dict[str, float] = {}
     for t, n in tf.items():
         out[t] = (1.0 + math.log(max(n, 1.0)) if n >= 1.0 else n) * (cfg.placeholder_weight if t[0] == "<" else 1.0)
     if cfg.char_weight > 0:
@@ -109,7 +132,8 @@ def features(terms: list[str], cfg: ClusterConfig) -> dict[str, float]:
                 pairs = [(a, b) for i, a in enumerate(sig) for b in sig[i + 1:]]
                 for a, b in pairs:
                     out["@=" + a + "+" + b] = cfg.signature_weight / math.sqrt(len(pairs))
-    for a, b in zip(terms, terms[1:]):
+    words = [t for t in terms if t[0] != "@"]
+    for a, b in zip(words, words[1:]):
         w = cfg.bigram_weight
         if a[0] == "~" or b[0] == "~":
             if a[0] != b[0]:
@@ -202,9 +226,16 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
     indices = np.asarray(cols, np.int64)
     rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
     data = np.asarray(raw, np.float64) * idf[indices]
-    norms = np.sqrt(np.bincount(rows, weights=data * data, minlength=n))
-    norms[norms == 0] = 1.0
-    data /= norms[rows]
+    is_topic = np.zeros(len(df), bool)
+    for f, i in vocab.items():
+        is_topic[i] = f[0] == "@"
+    topic = is_topic[indices]
+    sq_words = np.bincount(rows, weights=np.where(topic, 0.0, data * data), minlength=n)
+    sq_topics = np.bincount(rows, weights=np.where(topic, data * data, 0.0), minlength=n)
+    scales = np.array([part_scales(a, b, cfg.topic_share) for a, b in zip(sq_words.tolist(), sq_topics.tolist())]
+                      or np.zeros((0, 2)))
+    if n:
+        data *= np.where(topic, scales[rows, 1], scales[rows, 0])
     indptr = np.zeros(n + 1, np.int64)
     indptr[1:] = np.cumsum(lengths)
     space = Space(vocab, idf.tolist(), cfg)

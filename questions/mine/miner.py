@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from questions.mine.classify import LABELS, classify, is_interrogative, sentence_spans, sentences
@@ -23,6 +23,7 @@ from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, do
 from questions.mine.extract import LogRead, Message, read_logs
 from questions.mine.normalise import generalise, terms
 from questions.mine.outcome import cluster_stats, shrunk_gain
+from questions.mine.topics import topics
 from questions.mine.write import guess_arch, guess_layers, guess_triggers
 
 MAX_TEXT = 160
@@ -158,6 +159,11 @@ def question_terms(generalised: str) -> list[str]:
     return primary + secondary
 
 
+def with_topics(term_list: list[str], text: str) -> list[str]:
+    """A question's terms and the topics it asks about (`@topic`: `questions.mine.topics`)."""
+    return term_list + ["@" + t for t in topics(text)] if term_list else term_list
+
+
 def mine(paths: Iterable[str | os.PathLike], config: MineConfig | None = None, *,
          bank=None, sessions_dir: str | os.PathLike | None = None) -> MineResult:
     """Mine LOGs into labelled messages and question clusters (matched against `bank` if given)."""
@@ -181,7 +187,7 @@ def mine_messages(messages: list[Message], config: MineConfig | None = None, *, 
     shown: list[dict[str, int]] = []
     for m in pool:
         g = generalise(m.question or m.text)
-        ts = question_terms(g.text)
+        ts = with_topics(question_terms(g.text), m.text)  # (the whole message says what is asked about)
         key = tuple(ts) if ts else ("<vague>", g.text.lower())
         i = index.get(key)
         if i is None:
@@ -252,11 +258,12 @@ def match_bank(result: MineResult, bank) -> None:
     from questions.mine.cluster import features, fit_space
     from questions.mine.write import text_key
 
-    cfg = result.config.cluster
+    # a match is claimed on words: two questions on one topic are not the same question by that alone
+    cfg = replace(result.config.cluster, topic_share=0.0)
     items = list(bank)
     if not items or not result.clusters:
         return
-    item_terms = [terms(generalise(it.text).text) for it in items]
+    item_terms = [with_topics(terms(generalise(it.text).text), it.text) for it in items]
     item_feats = [features(ts, cfg) for ts in item_terms]
     space = fit_space([f for c in result.clusters for _, _, f in c.docs] + item_feats, cfg)
     item_words = {t for ts in item_terms for t in ts}
@@ -298,7 +305,7 @@ def match_bank(result: MineResult, bank) -> None:
         near = [(s / c.weight, j) for j, s in scores.items() if s / c.weight >= cfg.join_threshold]
         if not near:
             continue
-        rep = space.vector(terms(generalise(c.text).text))
+        rep = space.vector(with_topics(terms(generalise(c.text).text), c.text))
         fits = []
         for mean, j in near:
             # an item kept to other architectures does not serve this question's tasks: no duplicate

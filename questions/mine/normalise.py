@@ -140,7 +140,8 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ("clock speed", "clock"), ("warm up", "warmup"), ("warm-up", "warmup"), ("l2 cache", "l2"), ("l1 cache", "l1"),
     ("cache line", "cacheline"), ("main loop", "mainloop"), ("inner loop", "mainloop"), ("hot loop", "mainloop"),
     ("host side", "host"), ("root cause", "cause"), ("went up", "gain"), ("went down", "regress"), ("speed up", "gain"), ("speed-up", "gain"), ("sped up", "gain"),
-    ("for real", "real"), ("fp32 reference", "reference"), ("a lot", ""), ("at all", ""),
+    ("for real", "real"), ("max abs error", "error"), ("max abs", "error"), ("max error", "error"),
+    ("max diff", "error"), ("max abs diff", "error"), ("fp32 reference", "reference"), ("a lot", ""), ("at all", ""),
 )
 
 #: Synonym groups: every word of a group maps to the group's first word (after stemming).
@@ -370,9 +371,10 @@ def _known_terms() -> dict[int, tuple[str, ...]]:
 
 @lru_cache(maxsize=20000)
 def spelled(t: str) -> str:
-    """A term of five letters or more one edit (or one swap) away from exactly one domain term is
-    that term misspelled ("bandwith", "reproducabl", "occupnacy")."""
-    if len(t) < 5 or t[0] in "<~" or not t.isalpha():
+    """A term of six letters or more one edit (or one swap) away from exactly one domain term is
+    that term misspelled ("bandwith", "reproducabl", "occupnacy"); shorter words are too often
+    other words ("clock" is not "block")."""
+    if len(t) < 6 or t[0] in "<~" or not t.isalpha():
         return t
     known = _known_terms()
     if t in known.get(len(t), ()):

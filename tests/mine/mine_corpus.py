@@ -213,6 +213,8 @@ INTENTS: tuple[Intent, ...] = (
         "Does the working set of {scenario} fit in the L2 cache?",
         "does the working set fit in l2 on {scenario}",
         "Is the working set small enough to fit in L2 on {scenario}?",
+        # a capacity named in a question is the setting of what is asked, not its answer
+        "Is the {size} L2 big enough for the working set?",
     ), (
         "Will the data for {scenario} stay on chip or go back to DRAM?",
     )),
@@ -415,7 +417,6 @@ INFORMATION: tuple[str, ...] = (
     "No, the seed already uses vectorized float4 loads.",
     "Actually the baseline uses split-k for that shape.",
     "Unroll the inner loop by 4.",
-    "Is the {size} L2 big enough for the working set?",
     "Pad the shared memory rows by one element to avoid conflicts.",
     "see https://docs.nvidia.com/cuda/hopper-tuning-guide/ for the TMA details",
     "the slowdown is due to the extra sync in the loop",

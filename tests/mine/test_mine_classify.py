@@ -50,6 +50,11 @@ QUESTIONS = [
     "Does the cache help here?",
     "Is that right?",
     "Are there bank conflicts?",
+    # as steerers type: a value asked for with a question mark or a "pls"
+    "l2 hit % for rmsnorm_fwd at 8192x4096 ?",
+    "achieved occupancy from ncu for softmax_fwd pls",
+    "run it twice and diff the outputs, identical?",
+    "r u still getting conflicts in smem after the swizzle change",
 ]
 
 INFORMATION_MESSAGES = [
@@ -59,8 +64,8 @@ INFORMATION_MESSAGES = [
     "The L2 is 50 MB; does your tile fit?",
     "Why not use TMA for the loads?",
     "Have you tried a 128x256 tile?",
-    "isn't it memory bound?",
     "How close to the 3.35 TB/s peak are we?",
+    "isn't it memory bound?",
     "H100 has 132 SMs, so launch 132 blocks",
     "It's memory bound, look at the DRAM throughput.",
     "There's a bank conflict in the epilogue.",
@@ -93,6 +98,8 @@ INFORMATION_MESSAGES = [
     "Isn't the L2 on the H100 only 50 MB?",
     "Doesn't Hopper support fp8?",
     "fyi the GPU is shared with another job",
+    "isn't the long-scoreboard stall just because you only have 2 pipeline stages? go to 4",
+    "maybe worth making sure the mask uses the (sk - sq) offset for the diagonal?",
 ]
 
 DIRECTIVES = [

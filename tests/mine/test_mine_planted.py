@@ -1,10 +1,10 @@
 """Issue #12: one candidate per question, asked five ways; no information proposed; requests,
 proposals and statements with a question mark are not questions.
 
-Set A is what the concept table was written against (a regression check, not evidence); sets B
-and C were written after tuning (C scored once, held out), D blind by another writer and scored
-once: their floors are the figures reported in questions/benchmark/planted/RESULTS.md, so a
-change that loses ground shows here.
+Each set was scored once held out before it was tuned on (questions/benchmark/planted/RESULTS.md
+keeps the order): A-J are tuned-on material now (regression checks, not evidence); K and L, written
+blind and scored once after the last change, are the held-out figure. Their floors are the
+figures reported there, so a change that loses ground shows here.
 """
 from __future__ import annotations
 
@@ -21,26 +21,26 @@ def scored():
     return {p.stem[-1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
-def test_the_tuned_set_comes_out_one_candidate_per_question(scored):
-    a = scored["a"]
-    assert a["one_candidate_rate"] >= 0.9 and a["candidates"] <= 9
-
-
-def test_the_held_out_sets_do_no_worse_than_reported(scored):
-    assert scored["b"]["one_candidate"] >= 1 and scored["c"]["one_candidate"] >= 1
-    assert scored["b"]["candidates"] <= 12 and scored["c"]["candidates"] <= 22
+def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
+    # A-J were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
+    # it keeps a change from losing what they taught
+    tuned = [scored[k] for k in "abcdefghij"]
+    one = sum(s["one_candidate"] for s in tuned)
+    total = sum(s["questions"] for s in tuned)
+    assert one >= 0.9 * total, {s["set"]: s["one_candidate"] for s in tuned}
+    assert scored["a"]["one_candidate"] == 8
 
 
 def test_no_information_message_is_proposed_as_a_question(scored):
-    for name in "abc":
+    for name in "abcdefghijk" + "l":
         assert scored[name]["information_proposed"] == [], name
 
 
-def test_the_blind_set_does_no_worse_than_its_one_scoring(scored):
-    # set D was written blind and scored once (RESULTS.md: 0/8 whole, 1/12 information proposed,
-    # 18 candidates): not a target, a floor that shows a change losing ground
-    d = scored["d"]
-    assert len(d["information_proposed"]) <= 1 and d["candidates"] <= 20
+def test_the_last_held_out_sets_do_no_worse_than_their_one_scoring(scored):
+    # K and L: written blind, scored once after the last change (4/10 and 3/10): floors, not targets
+    assert scored["k"]["one_candidate"] >= 4 and scored["l"]["one_candidate"] >= 3
+    for name in "kl":
+        assert sum(v["proposed"] for v in scored[name]["per_question"].values()) >= 45, name
 
 
 @pytest.mark.parametrize("text,label", [
@@ -57,6 +57,16 @@ def test_the_blind_set_does_no_worse_than_its_one_scoring(scored):
     ("unknown command \"session\" for \"entire\"\n\nDid you mean this?\n        version", "information"),
     ("Are you sure?", "question"),
     ("which commit?", "question"),
+    # measurement requests are questions; the agent's own figure quoted back is not information
+    ("Can you pull the bank conflict counter for softmax_rows and tell me the number?", "question"),
+    ("can you compare wall time per launch in nsys with the kernel duration", "question"),
+    ("can u run a plain copy kernel so we know where the real roof is", "question"),
+    ("can you run the full sweep again", "directive"),
+    ("theoretical occupancy says 50% -- what does the profiler measure as achieved?", "question"),
+    ("You said 3.1 TB/s is the ceiling -- what does a plain copy kernel reach on this card?", "question"),
+    ("wat does the checker say on non-aligned sizes, is the tail block right", "question"),
+    ("isn't exp2f with log2e folded into the scale cheaper than expf here?", "information"),
+    ("did you know the H200's HBM3e is rated 4.8 TB/s?", "information"),
     ("Is that 1.4x win on s3 real or just noise? Rerun it and show me the spread.", "question"),
 ])
 def test_requests_proposals_and_statements_are_not_questions(text, label):
@@ -87,3 +97,4 @@ def test_sharing_one_coarse_concept_without_a_word_in_common_is_not_enough():
     assert concepts(a).keys() & concepts(b).keys() == {"profile"}
     got = cluster([a, ["bank", "conflict", "smem"], b], [1, 1, 1])
     assert not [c for c in got.clusters if 0 in c and 2 in c]
+
