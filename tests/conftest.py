@@ -1,4 +1,5 @@
-"""Shared test configuration: the `gpu` marker skips cleanly without a CUDA GPU."""
+"""Shared test configuration: the `gpu` marker skips cleanly without a CUDA GPU; how many
+pytest-xdist workers `-n auto` (pyproject's addopts) starts."""
 from __future__ import annotations
 
 import functools
@@ -31,6 +32,19 @@ def cuda_gpu_available() -> bool:
         return err == driver.CUresult.CUDA_SUCCESS and n > 0
     except Exception:
         return False
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """Two workers where there are two cores (CI's box): most tests wait on child processes, so
+    a second worker nearly halves the wall time; more were not measured. The timing budgets
+    (`-m bench`) run in one process: a second worker's load would be what they measure."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    expr = config.getoption("markexpr") or ""
+    if "bench" in expr and "not bench" not in expr:
+        return 0
+    cores = len(os.sched_getaffinity(0))
+    return 2 if cores >= 2 else 0
 
 
 @pytest.fixture(autouse=True)

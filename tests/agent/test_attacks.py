@@ -144,6 +144,16 @@ def test_the_key_is_in_no_process_the_agent_can_read_plain_or_encoded(tmp_path, 
     assert server.requests[0].api_key == key  # and yet the runner used it
 
 
+def left_after(marker: str, timeout: float = 10.0) -> list[int]:
+    """The processes with `marker` still there once a killed sandbox has had `timeout` s to be
+    torn down (its pid namespace goes in milliseconds, later on a loaded box); a leaked sleeper
+    would live for years."""
+    deadline = time.monotonic() + timeout
+    while (left := processes_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
 @needs_sandbox
 def test_a_background_process_does_not_outlive_its_command(tmp_path):
     marker = f"{int(time.time() * 1000) % 10**9 + 10**9}"
@@ -159,7 +169,7 @@ def test_a_background_process_does_not_outlive_its_command(tmp_path):
         # while the session goes on (the next command runs), the first one's children are gone
         wait_for_event(tmp_path / "s", lambda e: e["type"] == "tool_call" and e["input"]["command"] == wait,
                        timeout=60)
-        left = processes_with(marker)
+        left = left_after(marker)
         still_running = not of_type(events(tmp_path / "s"), "tool_result")[1:]
         (tmp_path / "s" / "workspace" / "looked").touch()
         proc.communicate(timeout=120)

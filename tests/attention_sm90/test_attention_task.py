@@ -20,6 +20,8 @@ from evaluator.harness import Case
 from evaluator.task import load_task
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+# the module's tests on one pytest-xdist worker (`loadgroup`): the nvcc builds of `built` are made once
+pytestmark = pytest.mark.xdist_group("sm90-builds")
 
 
 @pytest.fixture(scope="module")

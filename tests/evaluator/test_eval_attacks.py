@@ -135,6 +135,8 @@ def test_trusted_files_the_cache_and_home_stay_unwritten(tmp_path, build_cache, 
 
 
 def _processes(*needles: str) -> set[str]:
+    """Processes whose command line holds a needle, less those another pytest-xdist worker's
+    running tests started (a host this test leaked is an orphan, under no worker)."""
     out = set()
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -142,9 +144,25 @@ def _processes(*needles: str) -> set[str]:
                 cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if any(n in cmd for n in needles):
+            if any(n in cmd for n in needles) and not _under_another_worker(int(entry)):
                 out.add(f"{entry}: {cmd}")
     return out
+
+
+def _under_another_worker(pid: int) -> bool:
+    """Whether pid descends from a sibling of this process under pytest-xdist's controller."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return False
+    controller, me = os.getppid(), os.getpid()
+    while pid > 1 and pid != me:
+        try:
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return False
+        if parent == controller:
+            return True
+        pid = parent
+    return False
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES + ["none"])

@@ -21,7 +21,8 @@ from fake_anthropic import FakeAnthropic, Reply, text, tool
 from fleet_helpers import (STEERER, cli_env, current_job, events, kernelseek, of_type, small_attention_task,
                            wait_until, write_config)
 
-pytestmark = pytest.mark.timeout(300)
+# on the worker that runs test_slurm.py (pytest-xdist `loadgroup`): the session's Slurm is started once
+pytestmark = [pytest.mark.timeout(300), pytest.mark.xdist_group("slurm")]
 
 # the vectorising edit of the bundled example's story (tools/record_example.py), on attention-cpu's seed
 DOT = "                for (int d = 0; d < D; ++d) dot += q[d] * k[(long)j * D + d];"

@@ -19,7 +19,8 @@ from fake_anthropic import FakeAnthropic
 from fleet_helpers import (STEERER, WORKER, cli_env, current_job, events, kernelseek, launch_record, of_type,
                            sessions_json, wait_for_event, wait_until, write_config)
 
-pytestmark = pytest.mark.timeout(240)
+# one worker runs every module that uses the session's Slurm (pytest-xdist `loadgroup`): one cluster, started once
+pytestmark = [pytest.mark.timeout(240), pytest.mark.xdist_group("slurm")]
 
 
 @dataclass
