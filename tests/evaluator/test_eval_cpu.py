@@ -30,8 +30,11 @@ def test_seed_against_itself_reads_one(task):
            other_load=[s.audit.get("other_load") for s in report.scenarios])
     if quiet:
         assert abs(report.geomean - 1.0) <= 0.01
-        for s in report.scenarios:
-            assert "ambiguous" in s.flags  # a kernel against itself is never called faster or slower
+        # a kernel against itself is not called faster or slower: a 95% interval leaves out the truth
+        # one time in twenty, so one or two of six may (P(3 or more) ~ 0.2%), and then by under 1%
+        decided = [s for s in report.scenarios if "ambiguous" not in s.flags]
+        assert len(decided) <= 2, [(s.name, s.ratio, s.ci) for s in decided]
+        assert all(abs(s.ratio - 1.0) <= 0.01 for s in decided), [(s.name, s.ratio, s.ci) for s in decided]
     else:  # cores shared with other work: the answer must sit inside the spread that was reported
         assert abs(math.log(report.geomean)) <= max(0.01, max(half))
 
