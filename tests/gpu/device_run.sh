@@ -10,7 +10,8 @@
 #     (`kernelseek eval rmsnorm-cuda --quick` as a user runs it, from a cold cache, is one of them);
 #  2. the attention task's full seed-vs-seed sweep with upstream baselines (wall time, where the
 #     time went phase by phase, the census, any flag an honest sweep raised).
-# Logs under $OUT; the compact figures table last.
+# Logs under $OUT; the compact figures table last. pytest runs with `-o addopts=-ra`: the GPU node has
+# no pytest-xdist (the project's addopts start two workers).
 #   bash tests/gpu/device_run.sh
 set -u
 cd "$(dirname "$0")/../.."
@@ -29,12 +30,12 @@ try:
 except CensusUnavailable as exc:
     print('no launch census:', exc)"
 t0=$(date +%s.%N)
-timeout -k 10 300 python3 -m pytest tests/evaluator tests/attention_sm90 -m gpu -q -p no:cacheprovider -rA --durations=12 2>&1 \
+timeout -k 10 300 python3 -m pytest -o addopts=-ra tests/evaluator tests/attention_sm90 -m gpu -q -p no:cacheprovider -rA --durations=12 2>&1 \
   | tee "$OUT/pytest_gpu.log" | grep -E "^(PASSED|FAILED|ERROR)|passed|failed|^[0-9.]+s (call|setup)" | tail -60
 echo "gpu pytest wall: $(secs "$t0") s (limit 300)"
 # tests/gpus in a process of its own: the one above holds a CUDA context, and `--gpus all` rightly
 # counts a GPU with another process on it as busy
-timeout -k 10 90 python3 -m pytest tests/gpus -m gpu -q -p no:cacheprovider -rA 2>&1 \
+timeout -k 10 90 python3 -m pytest -o addopts=-ra tests/gpus -m gpu -q -p no:cacheprovider -rA 2>&1 \
   | tee "$OUT/pytest_gpus.log" | grep -E "^(PASSED|FAILED|ERROR)|passed|failed" | tail -8
 s=$(date +%s.%N)
 timeout -k 10 150 python3 benchmarks/attention_acceptance.py --out "$OUT" --stages full > "$OUT/acceptance.out" 2>&1
