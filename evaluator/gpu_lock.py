@@ -305,8 +305,11 @@ class VerdictGpu:
         with self.lock.hold(what, exclusive=exclusive) as held:
             if held.waited_s:  # the wait belongs to the first scenario after it (a peak measurement is none)
                 self._wait["waited_s"] = round(self._wait.get("waited_s", 0.0) + held.waited_s, 3)
-                if held.waited_for:
-                    self._wait["waited_for"] = holder_text(held.waited_for)
+                if held.waited_for:  # every holder waited for, in order (a later one does not hide the first)
+                    said = [t for t in self._wait.get("waited_for", "").split("; then ") if t]
+                    if holder_text(held.waited_for) not in said:
+                        said.append(holder_text(held.waited_for))
+                    self._wait["waited_for"] = "; then ".join(said)
                 self.progress({"event": "gpu_lock", "what": what, "gpu": self.ident,
                                "waited_s": round(held.waited_s, 3)})
             self.current = held

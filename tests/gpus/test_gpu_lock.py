@@ -227,3 +227,27 @@ def test_a_wait_before_the_first_scenario_is_told_on_that_scenario():
     assert [e["event"] for e in events] == ["gpu_wait", "gpu_lock"]
     assert first.gpu["waited_s"] > 0.3 and "another session's timing" in first.gpu["waited_for"]
     assert "waited_s" not in second.gpu and second.gpu["lock"] == "exclusive" and second.gpu["index"] == 3
+
+
+def test_two_waits_before_a_scenario_name_both_holders():
+    """Waiting for one holder (while measuring peaks) and then for another (before timing) tells
+    both on the first scenario: the first is not overwritten by the second (seen on the H200, where
+    another evaluation's wait hid the session whose timing held the GPU first)."""
+    from types import SimpleNamespace
+
+    from evaluator.gpu_lock import VerdictGpu
+
+    gpu = VerdictGpu({"uuid": GPU, "index": 3}, lambda e: None)
+    child = hold_in_child("timing", GPU, 0.6, what="another session's timing")
+    with gpu.hold("measuring the device's peaks"):
+        pass
+    child.wait()
+    child = hold_in_child("timing", GPU, 0.6, what="a third session's timing")
+    first = SimpleNamespace(gpu=None)
+    with gpu.hold("timing rmsnorm"):
+        with gpu.hold("scenario", result=first):
+            pass
+    child.wait()
+    said = first.gpu["waited_for"]
+    assert "another session's timing" in said and "a third session's timing" in said, said
+    assert first.gpu["waited_s"] > 0.6
