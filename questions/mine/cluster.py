@@ -201,11 +201,14 @@ def fit_space(docs: list[dict[str, float]], config: ClusterConfig | None = None)
 
 
 def cluster(docs: list[list[str]], weights: list[int] | None = None,
-            config: ClusterConfig | None = None) -> Clustering:
-    """Cluster distinct docs (term lists), each asked `weights[i]` times."""
+            config: ClusterConfig | None = None, sent_from: list[frozenset[str]] | None = None) -> Clustering:
+    """Cluster distinct docs (term lists), each asked `weights[i]` times. `sent_from[i]`: the bank
+    items doc i was sent from; askings sent from different items are different questions by
+    construction, and two clusters holding such askings never join."""
     cfg = config or ClusterConfig()
     n = len(docs)
     weights = list(weights) if weights is not None else [1] * n
+    sent = [set(x) for x in sent_from] if sent_from is not None else [set() for _ in range(n)]
     vocab: dict[str, int] = {}
     df: list[int] = []
     lengths: list[int] = []
@@ -241,7 +244,7 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
     space = Space(vocab, idf.tolist(), cfg)
     out = Clustering([], space, [1.0] * n, feats, indptr, indices, data)
     I, J, S = similar_pairs(rows, indices, data, n, len(df), cfg.edge_threshold, cfg.pair_budget)
-    clusters = _average_linkage(n, I, J, S, out.vector, weights, cfg)
+    clusters = _average_linkage(n, I, J, S, out.vector, weights, cfg, [set(x) for x in sent])
     for members in clusters:
         if len(members) < 2:
             continue
@@ -255,7 +258,7 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
         for m in members:
             out.centrality[m] = dot(vectors[m], total) / wsum if wsum else 0.0
     if cfg.concept_jaccard > 0:
-        clusters = merge_by_concepts(clusters, docs, weights, cfg, out.vector)
+        clusters = merge_by_concepts(clusters, docs, weights, cfg, out.vector, sent)
     clusters.sort(key=lambda c: (-sum(weights[m] for m in c), min(c)))
     out.clusters = clusters
     return out
@@ -273,7 +276,7 @@ def concept_set(members: list[int], docs: list[list[str]], weights: list[int]) -
 
 
 def merge_by_concepts(clusters: list[list[int]], docs: list[list[str]], weights: list[int],
-                      cfg: ClusterConfig, vector=None) -> list[list[int]]:
+                      cfg: ClusterConfig, vector=None, sent: list[set[str]] | None = None) -> list[list[int]]:
     """Join small clusters that ask about the same concepts: the paraphrases word similarity left
     apart ("is that win noise?" and "did we get lucky? show the spread over repeated runs").
 
@@ -323,6 +326,7 @@ def merge_by_concepts(clusters: list[list[int]], docs: list[list[str]], weights:
     grown = list(size)
     group = {i: list(c) for i, c in enumerate(clusters)}
     gsets = list(sets)
+    gsent = [set().union(*(sent[d] for d in c)) if sent else set() for c in clusters]
 
     def find(x: int) -> int:
         while parent[x] != x:
@@ -334,6 +338,8 @@ def merge_by_concepts(clusters: list[list[int]], docs: list[list[str]], weights:
         a, b = find(i), find(j)
         if a == b or grown[a] > cfg.concept_small or grown[b] > cfg.concept_small:
             continue
+        if different_items(gsent[a], gsent[b]):
+            continue
         # the groups as they are now must still ask about the same concepts (no chaining)
         both, either = gsets[a] & gsets[b], gsets[a] | gsets[b]
         if not either or len(both) / len(either) < cfg.concept_jaccard:
@@ -341,6 +347,7 @@ def merge_by_concepts(clusters: list[list[int]], docs: list[list[str]], weights:
         parent[b] = a
         grown[a] += grown[b]
         group[a].extend(group.pop(b))
+        gsent[a] |= gsent[b]
         gsets[a] = concept_set(group[a], docs, weights) or both
     return [group[r] for r in sorted(group)]
 
@@ -404,7 +411,7 @@ def similar_pairs(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_docs: 
 
 
 def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vector,
-                     weights: list[int], cfg: ClusterConfig) -> list[list[int]]:
+                     weights: list[int], cfg: ClusterConfig, sent: list[set[str]]) -> list[list[int]]:
     parent = list(range(n))
     size = [float(w) for w in weights]
     sums: list[dict[int, float] | None] = [None] * n
@@ -435,6 +442,8 @@ def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vector
         seen = rejected.get((a, b))
         if seen is not None and seen == (version[a], version[b]):
             continue
+        if different_items(sent[a], sent[b]):
+            continue
         if size[a] * size[b] == 1.0:
             mean = float(S[e])  # two single askings: the edge is the mean
         else:
@@ -451,5 +460,11 @@ def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vector
         size[big] += size[small]
         members[big].extend(members[small])
         members[small] = []
+        sent[big] |= sent[small]
         version[big] += 1
     return [sorted(members[r]) for r in range(n) if parent[r] == r and members[r]]
+
+
+def different_items(a: set[str], b: set[str]) -> bool:
+    """Two groups of askings sent from bank items none of which they share: different questions."""
+    return bool(a) and bool(b) and not (a & b)

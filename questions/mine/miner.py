@@ -198,7 +198,8 @@ def mine_messages(messages: list[Message], config: MineConfig | None = None, *, 
         groups[i].append(m)
         shown[i][g.text] = shown[i].get(g.text, 0) + 1
     weights = [len(g) for g in groups]
-    clustering = cluster(docs, weights, cfg.cluster) if docs else None
+    sent_from = [frozenset(m.bank_id for m in g if m.source in ("bank", "autopilot") and m.bank_id) for g in groups]
+    clustering = cluster(docs, weights, cfg.cluster, sent_from) if docs else None
     clusters = _build_clusters(clustering, groups, shown, weights, docs) if clustering else []
     result = MineResult(reads or [], messages, clusters, clustering.space if clustering else None, cfg)
     if bank is not None and clustering is not None:

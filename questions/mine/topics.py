@@ -163,7 +163,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vendor_baseline", (r"cublas\w*", r"cudnn", r"cutlass", r"torch\.matmul", r"sdpa", r"flash[- ]?attn",
                          r"flashattention", r"fa[234]\b", r"vendor(?: library| lib)?", r"stack up against",
                          r"triton")),
-    ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones)", r"each (?:scenario|case)",
+    ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones)",
                       r"every scenario where", r"which scenarios", r"hides? (?:it|stuff|them) in the mean",
                       r"(?:mean|geomean) hides", r"went backwards", r"any (?:individual )?(?:case|scenario) below",
                       r"individually", r"per[- ](?:case|shape)", r"any (?:shape|case|scenario) where",

@@ -120,3 +120,25 @@ def test_the_corpus_is_deterministic_for_a_seed():
     assert a == b and a != c
     assert {m.label for m in generate(9, n_messages=300, n_sessions=20).messages} == {
         "question", "information", "directive", "other"}
+
+
+def test_askings_sent_from_different_bank_items_never_join():
+    # two bank items share words and a topic ("per-scenario ratios", "each scenario's roofline"),
+    # but a message sent from an item is that item's question: different items, different questions
+    a = terms("Which scenarios got slower? Show the per-scenario ratios.")
+    b = terms("Which scenarios got slower? Show the per-scenario ratios, please.")
+    free = terms("which scenarios got slower? show me the per-scenario ratios")
+    got = cluster([a, b, free], [1, 1, 1], sent_from=[frozenset({"reg-which"}), frozenset({"start-roofline"}), frozenset()])
+    assert not [c for c in got.clusters if 0 in c and 1 in c], got.clusters
+    assert any(len(c) == 2 and 2 in c for c in got.clusters), got.clusters  # a free asking joins one of them
+    same = cluster([a, b], [1, 1], sent_from=[frozenset({"reg-which"}), frozenset({"reg-which"})])
+    assert same.clusters == [[0, 1]]
+
+
+def test_the_bundled_example_mines_one_cluster_per_bank_item_it_sent():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "console" / "examples" / "attention-cpu"
+    result = mine([example], MineConfig())
+    sent = [{m.bank_id for m in c.members} for c in result.clusters]
+    assert len(result.clusters) == 6 and all(len(s) == 1 for s in sent), sent
