@@ -270,7 +270,8 @@ class VerdictGpu:
         self.progress = progress
         self._what = ""
         self.current: Held | None = None  # the hold this evaluation has now
-        self._wait: dict[str, Any] = {}  # a wait not yet told to a scenario's result
+        self._waited_s = 0.0  # a wait not yet told to a scenario's result: how long, and for whom
+        self._waited_for: list[str] = []
         self.lock = TimingLock(ident["uuid"], on_wait=self._waiting)
 
     @classmethod
@@ -304,12 +305,10 @@ class VerdictGpu:
         self._what = what
         with self.lock.hold(what, exclusive=exclusive) as held:
             if held.waited_s:  # the wait belongs to the first scenario after it (a peak measurement is none)
-                self._wait["waited_s"] = round(self._wait.get("waited_s", 0.0) + held.waited_s, 3)
-                if held.waited_for:  # every holder waited for, in order (a later one does not hide the first)
-                    said = [t for t in self._wait.get("waited_for", "").split("; then ") if t]
-                    if holder_text(held.waited_for) not in said:
-                        said.append(holder_text(held.waited_for))
-                    self._wait["waited_for"] = "; then ".join(said)
+                self._waited_s += held.waited_s
+                # every holder waited for, in order (a later one does not hide the first)
+                if held.waited_for and holder_text(held.waited_for) not in self._waited_for:
+                    self._waited_for.append(holder_text(held.waited_for))
                 self.progress({"event": "gpu_lock", "what": what, "gpu": self.ident,
                                "waited_s": round(held.waited_s, 3)})
             self.current = held
@@ -326,6 +325,9 @@ class VerdictGpu:
         record.pop("waited_s", None)
         record.pop("waited_for", None)
         record["held"] = [round(since, 4), round(time.time(), 4)]  # this scenario's span, inside the hold
-        record |= self._wait
-        self._wait = {}
+        if self._waited_s:
+            record["waited_s"] = round(self._waited_s, 3)
+            if self._waited_for:
+                record["waited_for"] = "; then ".join(self._waited_for)
+        self._waited_s, self._waited_for = 0.0, []
         result.gpu = record

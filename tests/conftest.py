@@ -34,7 +34,8 @@ def cuda_gpu_available() -> bool:
         return False
 
 
-def _auto_num_workers(config) -> int:
+@pytest.hookimpl(optionalhook=True)  # the GPU node has pytest without pytest-xdist (device_run.sh)
+def pytest_xdist_auto_num_workers(config) -> int:
     """Two workers where there are two cores (CI's box): most tests wait on child processes, so
     a second worker nearly halves the wall time; more were not measured. The timing budgets
     (`-m bench`) run in one process: a second worker's load would be what they measure."""
@@ -45,11 +46,6 @@ def _auto_num_workers(config) -> int:
         return 0
     cores = len(os.sched_getaffinity(0))
     return 2 if cores >= 2 else 0
-
-
-@pytest.hookimpl(optionalhook=True)  # the GPU node has pytest without pytest-xdist (device_run.sh)
-def pytest_xdist_auto_num_workers(config) -> int:
-    return _auto_num_workers(config)
 
 
 @pytest.fixture(autouse=True)

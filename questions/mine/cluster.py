@@ -52,6 +52,7 @@ class Space:
 
     def __post_init__(self) -> None:
         self.top_idf = max(self.idf) if self.idf else 1.0
+        self.topic_ids = frozenset(i for f, i in self.vocab.items() if f[0] == "@")
 
     def vector(self, terms: list[str]) -> dict[int, float]:
         """A sparse, L2-normalised vector (terms unknown to the space get the largest idf)."""
@@ -69,13 +70,7 @@ class Space:
             if i is not None:
                 vec[i] = v
         scale = part_scales(sq[0], sq[1], self.config.topic_share)
-        return {i: v * scale[self._is_topic(i)] for i, v in vec.items()}
-
-    def _is_topic(self, i: int) -> bool:
-        topic = getattr(self, "_topic_ids", None)
-        if topic is None:
-            topic = self._topic_ids = {j for f, j in self.vocab.items() if f[0] == "@"}
-        return i in topic
+        return {i: v * scale[i in self.topic_ids] for i, v in vec.items()}
 
 
 def part_scales(words_sq: float, topics_sq: float, share: float) -> tuple[float, float]:
@@ -208,7 +203,7 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
     cfg = config or ClusterConfig()
     n = len(docs)
     weights = list(weights) if weights is not None else [1] * n
-    sent = [set(x) for x in sent_from] if sent_from is not None else [set() for _ in range(n)]
+    sent = list(sent_from) if sent_from is not None else [frozenset()] * n
     vocab: dict[str, int] = {}
     df: list[int] = []
     lengths: list[int] = []

@@ -264,7 +264,7 @@ def match_bank(result: MineResult, bank) -> None:
     items = list(bank)
     if not items or not result.clusters:
         return
-    item_terms = [with_topics(terms(generalise(it.text).text), it.text) for it in items]
+    item_terms = [terms(generalise(it.text).text) for it in items]
     item_feats = [features(ts, cfg) for ts in item_terms]
     space = fit_space([f for c in result.clusters for _, _, f in c.docs] + item_feats, cfg)
     item_words = {t for ts in item_terms for t in ts}
@@ -306,7 +306,7 @@ def match_bank(result: MineResult, bank) -> None:
         near = [(s / c.weight, j) for j, s in scores.items() if s / c.weight >= cfg.join_threshold]
         if not near:
             continue
-        rep = space.vector(with_topics(terms(generalise(c.text).text), c.text))
+        rep = space.vector(terms(generalise(c.text).text))
         fits = []
         for mean, j in near:
             # an item kept to other architectures does not serve this question's tasks: no duplicate
