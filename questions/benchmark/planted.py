@@ -39,11 +39,29 @@ class PlantedSet:
     other: list[str] = field(default_factory=list)
 
 
+class PlantedSetError(Exception):
+    """A planted set that cannot be read: one line naming the file (and the line)."""
+
+
 def read_set(path: str | Path) -> PlantedSet:
     import yaml
 
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    qs = {q["key"]: list(q["asked"]) for q in data["questions"]}
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PlantedSetError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise PlantedSetError(f"{path}:{where} not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    questions = data.get("questions") if isinstance(data, dict) else None
+    if not isinstance(questions, list):
+        raise PlantedSetError(f"{path}: no `questions:` list (see questions/benchmark/planted/set_a.yaml)")
+    qs: dict[str, list[str]] = {}
+    for i, q in enumerate(questions, 1):
+        if not (isinstance(q, dict) and isinstance(q.get("key"), str) and isinstance(q.get("asked"), list)):
+            raise PlantedSetError(f"{path}: question {i} needs a `key` and an `asked` list")
+        qs[q["key"]] = [str(t) for t in q["asked"]]
     return PlantedSet(str(data.get("set") or Path(path).stem), qs, list(data.get("information") or []),
                       list(data.get("directives") or []), list(data.get("other") or []))
 
@@ -121,7 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     paths = args.sets or sorted(str(p) for p in PLANTED.glob("set_*.yaml"))
-    results = [score(read_set(p)) for p in paths]
+    try:
+        sets = [read_set(p) for p in paths]
+    except PlantedSetError as exc:
+        print(f"python -m questions.benchmark.planted: error: {exc}", file=sys.stderr)
+        return 2
+    results = [score(ps) for ps in sets]
     if args.json:
         json.dump(results, sys.stdout, indent=1, ensure_ascii=False)
         print()

@@ -98,3 +98,18 @@ def test_sharing_one_coarse_concept_without_a_word_in_common_is_not_enough():
     got = cluster([a, ["bank", "conflict", "smem"], b], [1, 1, 1])
     assert not [c for c in got.clusters if 0 in c and 2 in c]
 
+
+
+@pytest.mark.parametrize("text,said", [
+    ("set: x\nquestions:\n  - key: a\n    asked: [unclosed\n", "line 5 not valid YAML"),
+    ("set: x\nquestions:\n  - asked: [\"a\"]\n", "question 1 needs a `key`"),
+    ("set: x\n", "no `questions:` list"),
+])
+def test_a_bad_planted_set_is_one_line_naming_the_file(tmp_path, capsys, text, said):
+    from questions.benchmark.planted import main
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    assert main([str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(bad) in err and said in err, err
