@@ -52,8 +52,8 @@ def read_set(path: str | Path) -> PlantedSet:
         raise PlantedSetError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise PlantedSetError(f"{path}:{where} not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise PlantedSetError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', None) or 'unreadable'})") from None
     questions = data.get("questions") if isinstance(data, dict) else None
     if not isinstance(questions, list):
         raise PlantedSetError(f"{path}: no `questions:` list (see questions/benchmark/planted/set_a.yaml)")

@@ -101,7 +101,7 @@ def test_sharing_one_coarse_concept_without_a_word_in_common_is_not_enough():
 
 
 @pytest.mark.parametrize("text,said", [
-    ("set: x\nquestions:\n  - key: a\n    asked: [unclosed\n", "line 5 not valid YAML"),
+    ("set: x\nquestions:\n  - key: a\n    asked: [unclosed\n", "bad.yaml:5: not valid YAML"),
     ("set: x\nquestions:\n  - asked: [\"a\"]\n", "question 1 needs a `key`"),
     ("set: x\n", "no `questions:` list"),
 ])
