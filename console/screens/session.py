@@ -41,14 +41,14 @@ from textual.widgets import Input, Static
 
 from console.bank import BankSource
 from console.evals import ReportCache
-from console.model import SessionModel, ViewState, goal_geomean
+from console.model import SessionModel, ViewState
 from console.palette import screen_commands
 from console.safe_text import clean_line
 from console.screens.ask import AskScreen
 from console.screens.bank_browser import BankBrowser
 from console.screens.keys import KeysScreen
 from console.steering import offered_questions, post_question
-from sessions.digest import session_state
+from sessions.digest import goal_geomean, session_state
 from console.source import Batch, EventSource
 from console.widgets.dock import QuestionDock
 from console.widgets.evalpanel import EvalLine, EvalPanel

@@ -1,9 +1,9 @@
 """The view-model: what the fold of a session's events makes of them."""
 from __future__ import annotations
 
-from console.model import (DECISION, EVAL, HUMAN, OTHER, START, STREAM, TEXT, TOOL, SessionModel,
-                           goal_geomean, tool_summary)
+from console.model import DECISION, EVAL, HUMAN, OTHER, START, STREAM, TEXT, TOOL, SessionModel, tool_summary
 from console.store import MemoryEventStore
+from sessions.digest import goal_geomean
 from synthetic_session import event as ev, synthetic_events
 
 
