@@ -11,9 +11,8 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-import yaml
-
 from sessions.layout import kernelseek_home
+from sessions.yamlfile import YamlFileError, read_yaml
 
 DEFAULT_MODEL = "claude-opus-4-6"
 
@@ -194,13 +193,9 @@ def load_config(path: str | os.PathLike | None = None, **overrides) -> AgentConf
     p = config_path(path)
     if p is not None:
         try:
-            data = yaml.safe_load(p.read_text()) or {}
-        except FileNotFoundError:
-            raise ConfigError(f"{p}: no such config file") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"{p}:{mark.line + 1}" if mark else str(p)
-            raise ConfigError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+            data = read_yaml(p) or {}
+        except YamlFileError as exc:
+            raise ConfigError(f"{p}: no such config file" if exc.missing else str(exc)) from None
         if not isinstance(data, dict):
             raise ConfigError(f"{p}: expected a mapping of settings")
         prices = dict(cfg.prices)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from sessions.events import DECISION_KINDS
+from sessions.yamlfile import YamlFileError, read_yaml
 
 BANK_DIR = Path(__file__).resolve().parent / "bank"
 
@@ -305,25 +306,12 @@ def _text_key(text: str) -> str:
 
 def parse_bank_file(path: str | os.PathLike) -> tuple[list[BankItem], list[BankProblem]]:
     """Parse one bank file: its items, and every problem found in it (never raises)."""
-    import yaml
-
     path = Path(path)
     name = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return [], [BankProblem(name, 0, "no such file")]
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [BankProblem(name, 0, f"cannot read: {exc}")]
-    loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        root = yaml.compose(text, Loader=loader_cls)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 0
-        return [], [BankProblem(name, line, f"not valid YAML: {exc.problem or exc.context}")]
-    except yaml.YAMLError as exc:
-        return [], [BankProblem(name, 0, f"not valid YAML: {exc}")]
+        root = read_yaml(path, nodes=True)
+    except YamlFileError as exc:
+        return [], [BankProblem(name, exc.line, "no such file" if exc.missing else exc.reason)]
     return _FileParser(name, path.stem).parse(root)
 
 

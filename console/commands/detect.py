@@ -51,17 +51,12 @@ def load_config(path: str | None):
 
     if not path:
         return None
-    import yaml
+    from sessions.yamlfile import YamlFileError, read_yaml
 
     try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{where}: not valid YAML") from None
+        data = read_yaml(path)
+    except YamlFileError as exc:
+        raise ConfigError(str(exc)) from None
     try:
         return DetectorConfig.from_mapping(data)
     except ConfigError as exc:

@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sessions.yamlfile import YamlFileError, parse_yaml, yaml_text
+
 #: What the human did. The first four are interventions; `answer` answers what the agent asked;
 #: `next` moves on after finished work (or relays something from outside); `other` is neither
 #: (the opening prompt, slash commands, repeats, the interrupt that opens the next message);
@@ -61,20 +63,13 @@ class LabelFile:
 
 
 def read_label_file(path: str | os.PathLike) -> LabelFile:
-    import yaml
-
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise LabelsError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    try:
-        root = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise LabelsError(f"{p}{where}: not valid YAML") from None
+        text = yaml_text(p)
+        root = parse_yaml(text, p, nodes=True)  # the nodes give each moment's line
+        data = parse_yaml(text, p)
+    except YamlFileError as exc:
+        raise LabelsError(str(exc)) from None
     if not isinstance(data, dict):
         raise LabelsError(f"{p}: a labels file is a mapping with transcript, part and moments")
     transcript, part, moments = data.get("transcript"), data.get("part"), data.get("moments")

@@ -44,16 +44,12 @@ class PlantedSetError(Exception):
 
 
 def read_set(path: str | Path) -> PlantedSet:
-    import yaml
+    from sessions.yamlfile import YamlFileError, read_yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PlantedSetError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise PlantedSetError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', None) or 'unreadable'})") from None
+        data = read_yaml(path)
+    except YamlFileError as exc:
+        raise PlantedSetError(str(exc)) from None
     questions = data.get("questions") if isinstance(data, dict) else None
     if not isinstance(questions, list):
         raise PlantedSetError(f"{path}: no `questions:` list (see questions/benchmark/planted/set_a.yaml)")

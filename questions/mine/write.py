@@ -210,10 +210,12 @@ def merge_bank_text(text: str, name: str, stats_by_id: Mapping[str, dict], new_i
     """The bank file's text with matched items' stats replaced and new items appended."""
     import yaml
 
+    from sessions.yamlfile import YamlFileError, parse_yaml
+
     try:
-        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        raise MergeError(f"{name}: not valid YAML: {exc}") from None
+        root = parse_yaml(text, name, nodes=True)
+    except YamlFileError as exc:
+        raise MergeError(str(exc)) from None
     if root is None:
         seq = None
     elif isinstance(root, yaml.SequenceNode):
