@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from questions.mine.topics import topics
+
 _DIGIT = re.compile(r"\d")
 
 LABELS: tuple[str, ...] = ("question", "directive", "information", "other")
@@ -282,7 +284,7 @@ def is_interrogative(sentence: str) -> bool:
     m = _REQUEST.match(core)
     if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
         rest = core[m.start(1):]
-        return bool(_MEASURING.match(m.group(1)) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
+        return bool(_MEASURING.match(rest) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
                     or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
     if ((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
             or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core)):
@@ -368,6 +370,44 @@ _AND_MEASURE = _rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tel
 #: the roof is", "can u paste it"): a measurement asked for, not an action.
 _REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:back|the)\b|"
                    r"\bso\s+(?:we|i|you)\s+(?:know|(?:can\s+)?see)\b")
+
+
+#: An order to measure something and report it is a question in the steering sense ("pls dump the
+#: resource usage", "run it twice and diff the outputs", "time FA3 on that shape for comparison",
+#: "show me the per-scenario speedups", "check clocks during the loop pls") when it names what is
+#: measured (a topic) or asks for a comparison or a report; an order that names only a tool, an
+#: artifact or a run ("profile it with ncu", "show me the SASS", "rerun the full evaluation",
+#: "benchmark it again") is a directive.
+_MEASURE_ORDER = _rx(r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check)[\s,:]+)*"
+                     r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|diff|hash|"
+                     r"quantify|count|plot|break\s+(?:it\s+|this\s+|that\s+)?down|compare|show(?:\s+(?:me|us))?|"
+                     r"list|print|report|check|verify|confirm|test|feed|run|rerun|re-run)\b")
+_RUN_VERB = _rx(r"^(?:run|rerun|re-run)$")
+_THEN_MEASURE = _rx(r"\b(?:and|then|to)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash|report|"
+                    r"tell|list|print)\b|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
+                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b")
+_ARTIFACT_ONLY = _rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list)(?:\s+(?:me|us))?\s+"
+                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b(?:\s+(?:for|of|in)\s+[\w\s.-]+)?[.!]*$")
+#: Verbs that change the code or act on files: an order with one of them is a directive whatever
+#: else it says.
+_CHANGE_VERB = _rx(r"\b(?:update|fix|add|write|implement|refactor|rename|commit|push|merge|remove|delete|revert|"
+                   r"undo|change|create|install|document|edit|modify|replace|switch|rewrite|port|clean|publish|"
+                   r"deploy|file|draft|use|set|make|save|store|keep|upload|send|post|attach|open|close|log|"
+                   r"record|note)\b")
+
+
+def measurement_order(sentence: str) -> bool:
+    """Whether one sentence orders a measurement to be made and reported (not a change): the asking of
+    a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
+    core = _strip_filler(sentence.rstrip(" \"')]}*_").lower())
+    if len(core.split()) > 30 or _CHANGE_VERB.search(core) or _ARTIFACT_ONLY.match(core):
+        return False
+    m = _MEASURE_ORDER.match(core)
+    if m is None:
+        return False
+    if _THEN_MEASURE.search(core, m.end()):
+        return True
+    return not _RUN_VERB.match(m.group(1)) and bool(topics(core))
 
 
 def _asks_within(s: str) -> bool:
@@ -475,6 +515,8 @@ def classify(text: str, via: str | None = None) -> Classification:
     spans = sentence_spans(prose)
     sents = [prose[a:b] for a, b in spans]
     flags = [is_interrogative(s) for s in sents]
+    if not any(flags):  # an order to measure asks when nothing else in the message does
+        flags = [measurement_order(s) for s in sents]
     info = information_markers(text, sents, flags)
     if via == "ask_user_question":
         return Classification("information" if info else "other",

@@ -331,3 +331,40 @@ def test_held_out_questions(text):
 @pytest.mark.parametrize("text", HELD_OUT_DIRECTIVES)
 def test_held_out_directives(text):
     assert classify(text).label == "directive", (text, classify(text))
+
+
+# An order to measure is the asking when the message asks nothing else and it names what is measured,
+# or asks for a comparison or a report; an order naming only a tool, an artifact or a run, or one that
+# changes something, is a directive.
+MEASUREMENT_ORDERS = [
+    "pls dump the resource usage from nvcc --resource-usage, i suspect lmem traffic",
+    "show me the per-scenario speedups, sorted, worst first",
+    "run attn_bwd twice with the same seed and diff the outputs pls",
+    "before claiming we're at the limit: time FlashAttention-3 on b2_h16_s4096 for comparison",
+    "check clocks/power draw during the benchmark loop pls - the numbers drop after a few seconds",
+    "pls rerun the whole evaluator on HEAD and confirm all scenarios pass",
+    "can you break down which phase dominates in attn bwd, the dS computation or the dQ accumulation?",
+    "can u confirm the mma path is taken at runtime and not the scalar fallback for hdim 96",
+    "count the bank conflicts in the transpose stage",
+    "measure achieved occupancy on the largest shape",
+]
+ORDERS_THAT_ARE_DIRECTIVES = [
+    "Profile it with ncu.", "Show me the SASS of rmsnorm.cu.", "benchmark it again", "Rerun the full evaluation.",
+    "profile it with ncu and save the report", "run the tests", "check the logs",
+    "measure it and then update the tile size to 128", "time it and commit",
+]
+
+
+@pytest.mark.parametrize("text", MEASUREMENT_ORDERS)
+def test_an_order_to_measure_a_named_thing_is_a_question(text):
+    assert classify(text).label == "question", (text, classify(text))
+
+
+@pytest.mark.parametrize("text", ORDERS_THAT_ARE_DIRECTIVES)
+def test_an_order_naming_only_a_tool_a_run_or_a_change_is_a_directive(text):
+    assert classify(text).label == "directive", (text, classify(text))
+
+
+def test_an_order_to_measure_after_a_question_is_not_a_second_question():
+    c = classify("Is the win noise? Show me the spread.")
+    assert c.label == "question" and c.question_part.startswith("Is the win noise?")
