@@ -62,8 +62,14 @@ def test_snapshots_copy_everything_and_the_pool_accounts_for_other_threads(helpe
     helper.snapshot(dst.ctypes.data, src.ctypes.data, src.nbytes, 12345)
     assert np.array_equal(src, dst)
     before = helper.other_cpu_ns()
-    stop = time.monotonic() + 0.2
-    t = threading.Thread(target=lambda: [None for _ in iter(lambda: time.monotonic() > stop, True)])
+    deadline = time.monotonic() + 10.0
+
+    def busy():  # until this thread has had 80 ms of CPU (however loaded the machine), not 0.2 s of wall
+        start = time.thread_time()
+        while time.thread_time() - start < 0.08 and time.monotonic() < deadline:
+            pass
+
+    t = threading.Thread(target=busy)
     t.start()
     t.join()
     assert helper.other_cpu_ns() - before > 50e6  # a thread that is not the evaluator's was busy
