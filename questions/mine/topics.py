@@ -396,14 +396,94 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
 _SENTENCE = re.compile(r"[^.?!\n;]+")
 
 
+_DIGITS = frozenset("0123456789")
+
+
+def _group_end(p: str, i: int) -> int:
+    """The index just past the group that opens at p[i] ("(")."""
+    depth, j = 0, i
+    while j < len(p):
+        c = p[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = p.index("]", j + 2) + 1
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        j += 1
+        if depth == 0:
+            return j
+    return len(p)
+
+
+def _alternatives(body: str) -> list[str]:
+    out, depth, start, j = [], 0, 0, 0
+    while j < len(body):
+        c = body[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = body.index("]", j + 2) + 1
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        if c == "|" and depth == 0:
+            out.append(body[start:j])
+            start = j + 1
+        j += 1
+    return out + [body[start:]]
+
+
+def _first_chars(p: str) -> frozenset[str] | None:
+    """The characters a match of pattern `p` can start with, or None when that is not plain."""
+    while p.startswith(("\\b", "(?<!", "(?<=")):
+        p = p[2:] if p.startswith("\\b") else p[_group_end(p, 0):]
+    if not p:
+        return None
+    quantified = lambda k: k < len(p) and p[k] in "?*{"  # noqa: E731
+    if p.startswith("(?:"):
+        end = _group_end(p, 0)
+        if quantified(end):
+            return None
+        sets = [_first_chars(alt) for alt in _alternatives(p[3:end - 1])]
+        return None if any(x is None for x in sets) else frozenset().union(*sets)
+    if p.startswith("\\d"):
+        return None if quantified(2) else _DIGITS
+    if p[0] in "abcdefghijklmnopqrstuvwxyz0123456789_%~-/" and not quantified(1):
+        return frozenset(p[0])
+    return None
+
+
+def _dispatched(pats: list[str]) -> str:
+    """One alternation of `pats`, grouped by the character each must start with, so that at a
+    word's start the engine tries only the patterns that can match there (a table of 900
+    patterns tried one by one at every word costs more than the rest of mining)."""
+    by_first: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for p in pats:
+        first = _first_chars(p)
+        if first is None:
+            rest.append(p)
+            continue
+        for c in first:
+            by_first.setdefault(c, []).append(p)
+    parts = [f"(?={re.escape(c)})(?:{'|'.join(ps)})" for c, ps in sorted(by_first.items())]
+    return "|".join(parts + rest)
+
+
 @lru_cache(maxsize=1)
-def _senses() -> tuple[tuple[re.Pattern, str], ...]:
-    return tuple((re.compile(p), r) for p, r in SENSES)
+def _senses() -> tuple[re.Pattern, tuple[tuple[re.Pattern, str], ...]]:
+    """Any sense at all (one scan: most texts have none), and each sense with its replacement."""
+    return (re.compile(r"\b(?:" + _dispatched([p for p, _ in SENSES]) + ")"),
+            tuple((re.compile(p), r) for p, r in SENSES))
 
 
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[str, re.Pattern], ...]:
-    return tuple((name, re.compile(r"(?<![\w-])(?:" + "|".join(pats) + r")(?![\w-])"))
+    return tuple((name, re.compile(r"(?<![\w-])(?:" + _dispatched(list(pats)) + r")(?![\w-])"))
                  for name, pats in TOPICS)
 
 
@@ -417,7 +497,7 @@ def _weak() -> tuple[tuple[str, re.Pattern, re.Pattern], ...]:
 def _any_topic() -> re.Pattern:
     """Every pattern at once: most texts name no topic, and one scan says so."""
     pats = [p for _, pats in TOPICS for p in pats] + [p for _, cues, _ in WEAK for p in cues]
-    return re.compile(r"(?<![\w-])(?:" + "|".join(pats) + r")(?![\w-])")
+    return re.compile(r"(?<![\w-])(?:" + _dispatched(pats) + r")(?![\w-])")
 
 
 _IDENT_SEP = re.compile(r"_+|(?<=[a-z0-9])\.(?=[a-z])")
@@ -485,8 +565,10 @@ def read_text(text: str) -> str:
     """The text as the topics read it: lower case, misspelt table words corrected, the senses of
     ambiguous words settled (`SENSES`)."""
     low = _respell((text or "").lower())
-    for rx, repl in _senses():
-        low = rx.sub(repl, low)
+    any_sense, senses = _senses()
+    if any_sense.search(low) is not None:
+        for rx, repl in senses:
+            low = rx.sub(repl, low)
     return low
 
 
