@@ -155,7 +155,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"sm__inst_executed\w*", r"inst_executed", r"issue active", r"one instruction per cycle")),
     ("launch_overhead", (r"launch (?:overhead|latency|cost|time|gaps?)", r"launch[- ]bound", r"kernel-bound", r"even kernel bound",
                          r"cpu[- ]side", r"host[- ]side", r"gpu time vs", r"(?:kernel|gpu|device) (?:duration|time) (?:in nsys )?vs",
-                         r"end[- ]to[- ]end (?:time|latency|timing|per|vs)", r"(?:time|latency|timing) end[- ]to[- ]end", r"(?:cpu|host)[- ]bound", r"wall time (?:per launch|the evaluator)", r"gaps? between kernels",
+                         r"end[- ]to[- ]end (?:time|latency|timing|per|vs)", r"(?:time|latency|timing) end[- ]to[- ]end", r"(?:cpu|host)[- ]bound", r"wall time (?:per (?:launch|call|iteration)|the evaluator|vs)", r"gaps? between kernels",
                          r"launching and syncing", r"kernel body", r"overhead rather than",
                          r"host-measured latency", r"(?:time|latency) (?:vs|versus) (?:the )?kernel",
                          r"(?:empty|no-?op|null|trivial|dummy) kernels?", r"per-?launch (?:cost|overhead)", r"fixed (?:per-?\w+ )?cost",
@@ -177,7 +177,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("registers", (r"spill\w*", r"local[- ]memory", r"lmem", r"stack frame", r"stack size", r"regs? ?/ ?thread",
                    r"regs? per thread", r"registers? per thread", r"regi?s?t?e?r? count", r"local mem", r"pushed out to local",
                    r"xptxas", r"ptxas(?: -v| info| output| report\w*| says)?", r"maxrregcount", r"launch__registers\w*",
-                   r"registers_per_thread", r"regsiters", r"resource[- ]usage", r"res-usage", r"register (?:usage|pressure|cap|file|budget)",
+                   r"registers_per_thread", r"regsiters", r"resource[- ]usage", r"--resource-usage", r"res-usage", r"register (?:usage|pressure|cap|file|budget)",
                    r"how many (?:registers|regs)", r"register cap", r"local (?:loads|stores)", r"spill (?:stores|loads)",
                    r"compile output", r"regs? usage", r"registers? (?:does|do|is) (?:it|the \w+(?: \w+)?) us\w+")),
     ("bank_conflicts", (r"bank conf\w*", r"bank_conflicts", r"conflict-free", r"conflicts? in (?:smem|shared)",
@@ -457,7 +457,7 @@ def _first_chars(p: str) -> frozenset[str] | None:
     return None
 
 
-def _dispatched(pats: list[str]) -> str:
+def dispatched(pats: list[str]) -> str:
     """One alternation of `pats`, grouped by the character each must start with, so that at a
     word's start the engine tries only the patterns that can match there (a table of 900
     patterns tried one by one at every word costs more than the rest of mining)."""
@@ -477,13 +477,13 @@ def _dispatched(pats: list[str]) -> str:
 @lru_cache(maxsize=1)
 def _senses() -> tuple[re.Pattern, tuple[tuple[re.Pattern, str], ...]]:
     """Any sense at all (one scan: most texts have none), and each sense with its replacement."""
-    return (re.compile(r"\b(?:" + _dispatched([p for p, _ in SENSES]) + ")"),
+    return (re.compile(r"\b(?:" + dispatched([p for p, _ in SENSES]) + ")"),
             tuple((re.compile(p), r) for p, r in SENSES))
 
 
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[str, re.Pattern], ...]:
-    return tuple((name, re.compile(r"(?<![\w-])(?:" + _dispatched(list(pats)) + r")(?![\w-])"))
+    return tuple((name, re.compile(r"(?<![\w-])(?:" + dispatched(list(pats)) + r")(?![\w-])"))
                  for name, pats in TOPICS)
 
 
@@ -497,7 +497,7 @@ def _weak() -> tuple[tuple[str, re.Pattern, re.Pattern], ...]:
 def _any_topic() -> re.Pattern:
     """Every pattern at once: most texts name no topic, and one scan says so."""
     pats = [p for _, pats in TOPICS for p in pats] + [p for _, cues, _ in WEAK for p in cues]
-    return re.compile(r"(?<![\w-])(?:" + _dispatched(pats) + r")(?![\w-])")
+    return re.compile(r"(?<![\w-])(?:" + dispatched(pats) + r")(?![\w-])")
 
 
 _IDENT_SEP = re.compile(r"_+|(?<=[a-z0-9])\.(?=[a-z])")
