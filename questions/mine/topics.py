@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from questions.mine.normalise import one_edit
+
 #: (pattern, replacement) applied in order to the lower-cased text before topics are read: an
 #: ambiguous word in a context that decides its sense becomes an unambiguous one.
 SENSES: tuple[tuple[str, str], ...] = (
@@ -399,9 +401,10 @@ _SENTENCE = re.compile(r"[^.?!\n;]+")
 _DIGITS = frozenset("0123456789")
 
 
-def _group_end(p: str, i: int) -> int:
-    """The index just past the group that opens at p[i] ("(")."""
-    depth, j = 0, i
+def _structure(p: str, start: int = 0):
+    """(index, character, nesting depth before it) of the pattern's characters from `start` that
+    are not escaped and not inside a character class."""
+    depth, j = 0, start
     while j < len(p):
         c = p[j]
         if c == "\\":
@@ -410,31 +413,20 @@ def _group_end(p: str, i: int) -> int:
         if c == "[":
             j = p.index("]", j + 2) + 1
             continue
-        depth += c == "("
-        depth -= c == ")"
+        yield j, c, depth
+        depth += (c == "(") - (c == ")")
         j += 1
-        if depth == 0:
-            return j
-    return len(p)
+
+
+def _group_end(p: str, i: int) -> int:
+    """The index just past the group that opens at p[i] ("(")."""
+    return next((j + 1 for j, c, depth in _structure(p, i) if c == ")" and depth == 1), len(p))
 
 
 def _alternatives(body: str) -> list[str]:
-    out, depth, start, j = [], 0, 0, 0
-    while j < len(body):
-        c = body[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "[":
-            j = body.index("]", j + 2) + 1
-            continue
-        depth += c == "("
-        depth -= c == ")"
-        if c == "|" and depth == 0:
-            out.append(body[start:j])
-            start = j + 1
-        j += 1
-    return out + [body[start:]]
+    """The top-level alternatives of a pattern."""
+    cuts = [j for j, c, depth in _structure(body) if c == "|" and depth == 0]
+    return [body[a + 1:b] for a, b in zip([-1] + cuts, cuts + [len(body)])]
 
 
 def _first_chars(p: str) -> frozenset[str] | None:
@@ -519,22 +511,6 @@ def _table_words() -> tuple[frozenset[str], dict[tuple[int, str], tuple[str, ...
     return frozenset(words), {k: tuple(sorted(v)) for k, v in index.items()}
 
 
-def _one_edit(a: str, b: str) -> bool:
-    """One insertion, deletion, substitution or swap of neighbours apart (a != b)."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-                                  and a[diff[1]] == b[diff[0]])
-    if len(a) > len(b):
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    return a[i:] == b[i + 1:]
-
-
 @lru_cache(maxsize=65536)
 def respelled(word: str) -> str:
     """A word of six letters or more one edit from exactly one word (or stem) of the table, read as
@@ -544,14 +520,14 @@ def respelled(word: str) -> str:
         return word
     # a word that is another's beginning is an inflection ("permute", "permuted"), not a typo
     hits = {w for n in (len(word) - 1, len(word), len(word) + 1) for w in index.get((n, word[0]), ())
-            if _one_edit(word, w) and not (w.startswith(word) or word.startswith(w))}
+            if one_edit(word, w) and not (w.startswith(word) or word.startswith(w))}
     if hits:
         return next(iter(hits)) if len(hits) == 1 else word
     # a misspelt stem followed by its ending ("coalsced": "coalsc" + "ed"), the longest stem first
     for cut in range(len(word) - 1, 5, -1):
         head, tail = word[:cut], word[cut:]
         got = {w + tail for n in (cut - 1, cut, cut + 1) for w in index.get((n, word[0]), ())
-               if _one_edit(head, w) and not (w.startswith(head) or head.startswith(w))}
+               if one_edit(head, w) and not (w.startswith(head) or head.startswith(w))}
         if got:
             return next(iter(got)) if len(got) == 1 else word
     return word
