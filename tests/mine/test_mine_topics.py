@@ -153,3 +153,19 @@ def test_topics_decide_a_fixed_share_of_the_cosine():
     words, tops = part_scales(4.0, 1.0, 0.75)
     assert words ** 2 * 4.0 == pytest.approx(0.25) and tops ** 2 * 1.0 == pytest.approx(0.75)
     assert part_scales(4.0, 0.0, 0.75) == (0.5, 0.0)  # no topics: the words alone
+
+
+def test_an_asking_that_names_no_topic_is_compared_on_words_alone():
+    # the table may lack the words of one paraphrase: it then meets its siblings by their words,
+    # not by a cosine halved by topics it cannot have (ClusterConfig.untopical_by_words)
+    a = ["sms", "busi", "largest", "scenario", "@waves"]
+    b = ["sms", "idl", "largest", "scenario", "@waves"]
+    c = ["sms", "busi", "largest", "scenario", "shape"]  # no topic named
+    d = ["bank", "conflict", "smem", "@bank_conflicts"]
+    on = cluster([a, b, c, d], [1, 1, 1, 1])
+    assert [0, 1, 2] in on.clusters and [3] in on.clusters
+    off = cluster([a, b, c, d], [1, 1, 1, 1], ClusterConfig(untopical_by_words=False))
+    assert [2] in off.clusters
+    # words alone still have to be alike: a topic-less question on something else stays apart
+    e = ["commit", "push", "branch", "review"]
+    assert [4] in cluster([a, b, c, d, e], [1] * 5).clusters
