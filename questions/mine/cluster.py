@@ -38,6 +38,7 @@ class ClusterConfig:
     concept_bucket: int = 400  # a concept (or pair) shared by more small clusters than this says nothing
     topic_weight: float = 1.0  # each measurement a question asks for (`topics.TOPICS`: terms `@topic`) ...
     topic_share: float = 0.75  # ... and the share of the cosine its topics decide when it has any
+    untopical_by_words: bool = True  # an asking with no topic is compared with the others on words alone
     match_threshold: float = 0.55  # cosine of a cluster's representative to an existing bank item
     pair_budget: int = 1_000_000  # candidate pairs generated from shared terms, at most
 
@@ -238,8 +239,24 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
     indptr[1:] = np.cumsum(lengths)
     space = Space(vocab, idf.tolist(), cfg)
     out = Clustering([], space, [1.0] * n, feats, indptr, indices, data)
-    I, J, S = similar_pairs(rows, indices, data, n, len(df), cfg.edge_threshold, cfg.pair_budget)
-    clusters = _average_linkage(n, I, J, S, out.vector, weights, cfg, [set(x) for x in sent])
+    has_topics = sq_topics > 0
+    if cfg.untopical_by_words and has_topics.any() and not has_topics.all():
+        # an asking that names no topic says nothing about what it measures (the table may lack
+        # its words): against the others it is compared on words alone, each side's normalised
+        words = np.asarray(raw, np.float64) * idf[indices] / np.sqrt(np.maximum(sq_words, 1e-300))[rows]
+        words[topic] = 0.0
+        full = has_topics[rows]
+        I1, J1, S1 = similar_pairs(rows[full], indices[full], data[full], n, len(df), cfg.edge_threshold, cfg.pair_budget)
+        kw = ~topic
+        I2, J2, S2 = similar_pairs(rows[kw], indices[kw], words[kw], n, len(df), cfg.edge_threshold, cfg.pair_budget)
+        mixed = ~(has_topics[I2] & has_topics[J2])
+        I, J, S = np.concatenate((I1, I2[mixed])), np.concatenate((J1, J2[mixed])), np.concatenate((S1, S2[mixed]))
+        word_rows = _Rows(indptr, indices, words)
+        clusters = _average_linkage(n, I, J, S, out.vector, weights, cfg, [set(x) for x in sent],
+                                    words=word_rows.vector, has_topics=has_topics.tolist())
+    else:
+        I, J, S = similar_pairs(rows, indices, data, n, len(df), cfg.edge_threshold, cfg.pair_budget)
+        clusters = _average_linkage(n, I, J, S, out.vector, weights, cfg, [set(x) for x in sent])
     for members in clusters:
         if len(members) < 2:
             continue
@@ -405,11 +422,33 @@ def similar_pairs(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_docs: 
     return I[keep], J[keep], partial[keep]
 
 
+@dataclass
+class _Rows:
+    """Sparse rows (CSR) read back as dicts, zeros left out."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+    def vector(self, i: int) -> dict[int, float]:
+        a, b = int(self.indptr[i]), int(self.indptr[i + 1])
+        return {k: v for k, v in zip(self.indices[a:b].tolist(), self.data[a:b].tolist()) if v}
+
+
 def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vector,
-                     weights: list[int], cfg: ClusterConfig, sent: list[set[str]]) -> list[list[int]]:
+                     weights: list[int], cfg: ClusterConfig, sent: list[set[str]],
+                     words=None, has_topics: list[bool] | None = None) -> list[list[int]]:
+    """Average linkage over the candidate edges, strongest first.
+
+    With `words` (each doc's words-only vector) and `has_topics`, a pair of which one side names
+    no topic counts by the cosine of their words. A cluster's sums are then three parts: the full
+    vectors of its topical members (F), their words (W) and the words of its topic-less members
+    (N); the mean over two clusters' cross pairs is F(a).F(b) + W(a).N(b) + N(a).W(b) + N(a).N(b)
+    over the product of their sizes."""
     parent = list(range(n))
     size = [float(w) for w in weights]
-    sums: list[dict[int, float] | None] = [None] * n
+    mixed = words is not None and has_topics is not None
+    sums: list[list[dict[int, float]] | None] = [None] * n
     members: list[list[int]] = [[i] for i in range(n)]
     version = [0] * n
     rejected: dict[tuple[int, int], tuple[int, int]] = {}
@@ -420,13 +459,24 @@ def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vector
             x = parent[x]
         return x
 
-    def summed(r: int) -> dict[int, float]:
+    def summed(r: int) -> list[dict[int, float]]:
         s = sums[r]
         if s is None:
             w = weights[r]
-            s = {k: v * w for k, v in vector(r).items()}
+            if not mixed:
+                s = [{k: v * w for k, v in vector(r).items()}]
+            elif has_topics[r]:
+                s = [{k: v * w for k, v in vector(r).items()}, {k: v * w for k, v in words(r).items()}, {}]
+            else:
+                s = [{}, {}, {k: v * w for k, v in words(r).items()}]
             sums[r] = s
         return s
+
+    def cross(a: int, b: int) -> float:
+        sa, sb = summed(a), summed(b)
+        if not mixed:
+            return dot(sa[0], sb[0])
+        return dot(sa[0], sb[0]) + dot(sa[1], sb[2]) + dot(sa[2], sb[1]) + dot(sa[2], sb[2])
 
     for e in np.argsort(-S, kind="stable"):
         a, b = find(int(I[e])), find(int(J[e]))
@@ -442,14 +492,14 @@ def _average_linkage(n: int, I: np.ndarray, J: np.ndarray, S: np.ndarray, vector
         if size[a] * size[b] == 1.0:
             mean = float(S[e])  # two single askings: the edge is the mean
         else:
-            mean = dot(summed(a), summed(b)) / (size[a] * size[b])
+            mean = cross(a, b) / (size[a] * size[b])
         if mean < cfg.join_threshold:
             rejected[(a, b)] = (version[a], version[b])
             continue
         big, small = (a, b) if len(members[a]) >= len(members[b]) else (b, a)
-        sb, ss = summed(big), summed(small)
-        for k, v in ss.items():
-            sb[k] = sb.get(k, 0.0) + v
+        for into, part in zip(summed(big), summed(small)):
+            for k, v in part.items():
+                into[k] = into.get(k, 0.0) + v
         sums[small] = None
         parent[small] = big
         size[big] += size[small]

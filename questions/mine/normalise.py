@@ -379,11 +379,12 @@ def spelled(t: str) -> str:
     known = _known_terms()
     if t in known.get(len(t), ()):
         return t
-    hits = {w for n in (len(t) - 1, len(t), len(t) + 1) for w in known.get(n, ()) if _one_edit(t, w)}
+    hits = {w for n in (len(t) - 1, len(t), len(t) + 1) for w in known.get(n, ()) if one_edit(t, w)}
     return next(iter(hits)) if len(hits) == 1 else t
 
 
-def _one_edit(a: str, b: str) -> bool:
+def one_edit(a: str, b: str) -> bool:
+    """One insertion, deletion, substitution or swap of neighbours apart (a != b)."""
     if a == b:
         return False
     if len(a) == len(b):

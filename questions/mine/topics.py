@@ -3,191 +3,561 @@
 Paraphrases of one question often share no words ("any smem bank conflicts?", "how many wavefronts
 per shared request on the ldmatrix loads?", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared for the
 V transpose?") but they ask for the same measurement. The topics below are the measurements and
-checks a kernel steerer asks for, each recognised by the words, phrases and profiler metric names
-people use for it. A question's topics are features of its vector in clustering
-(`cluster.features`), weighted by how rare each is in the corpus mined, so that two askings of one
-measurement meet while two questions that share a generic topic (a profiler, a kernel) do not.
+checks a kernel steerer asks for, each recognised by the words, abbreviations, tool flags and
+profiler metric names people use for it. A question's topics are features of its vector in
+clustering (`cluster.features`), weighted by how rare each is in the corpus mined, so that two
+askings of one measurement meet while two questions on different measurements do not.
 
-The table is written from the domain (what ncu, nsys, ptxas and an evaluator report; what
-steerers ask), not from one corpus; `questions/benchmark/planted/RESULTS.md` says which planted
-sets it was tuned on and which it was only scored on.
+Three layers, all data:
+
+- `SENSES` rewrite the uses of an ambiguous word whose sense the context decides, before any topic
+  is read: "fp noise" is an error size, not run-to-run spread; "mean and variance passes" are a
+  layernorm's statistics; "a 256MB scratch write between launches" flushes the L2; "compile cache"
+  is a stale build, not cache state; "wall clock" is a timer, not the GPU clock.
+- `TOPICS`: each measurement or check and the patterns that name it.
+- `WEAK`: cues that name a topic only in a sentence without a blocker ("rerun" is about noise,
+  unless the sentence is about outputs being identical or the seed being re-timed).
+
+Words of six letters or more one edit from a word of the table are read as that word
+("conflits", "regsiters", "throughtput"), as people type them.
+
+The table is written from the domain (what ncu, nsys, ptxas, compute-sanitizer and an evaluator
+report; what steerers ask), section by section, not from one corpus;
+`questions/benchmark/planted/RESULTS.md` says which planted sets it was tuned on.
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
-#: (topic, patterns over the lower-cased text). A pattern is a regular expression; `\b` is added
-#: around it. Typos people make in the key words are spelled out where they are common.
+from questions.mine.normalise import one_edit
+
+#: (pattern, replacement) applied in order to the lower-cased text before topics are read: an
+#: ambiguous word in a context that decides its sense becomes an unambiguous one.
+SENSES: tuple[tuple[str, str], ...] = (
+    # "noise" in a correctness context is an error size, not run-to-run spread
+    (r"\b(?:fp\d*|bf16|floating[- ]point|numerical|numeric|rounding|precision|tolerance|accumulation|float) noise\b",
+     "rounding error"),
+    (r"\bnoise in the (?:output|outputs|result|results|values|last bits)\b", "rounding error in the output"),
+    # a layernorm's statistics are not timing variance
+    (r"\bmean and (?:the )?variance\b", "row statistics"),
+    (r"\bvariance (?:pass|passes|computation|reduction|kernel|term)\b", "row statistics pass"),
+    (r"\bwelford\b", "row statistics"),
+    # writing a big buffer between timed runs is how the L2 is flushed
+    (r"\b\d+ ?[mg]i?b (?:scratch |dummy |junk |zero |big )?(?:write|writes|buffer|memset|array)\b"
+     r"(?=[^?.!\n]{0,40}\b(?:between|before|after|each)\b)", "l2 flush"),
+    (r"\b(?:scratch|dummy|junk) (?:write|writes|memset)\b", "l2 flush"),
+    # a build or compile cache is a stale binary, not the state of the L2
+    (r"\b(?:compile|compilation|build|kernel|jit|triton|torch|inductor|nvrtc|cubin|extension)[- ]cache[ds]?\b",
+     "stale build"),
+    (r"\bccache\b", "stale build"),
+    # a working set spilling to DRAM is L2 residency, not register spills
+    (r"\bspill\w* (?:out )?(?:to|into|over to) (?:the )?(?:dram|hbm|global(?: memory)?|main memory)\b",
+     "misses l2 to dram"),
+    # "wall clock" and "clock cycles" are timing units, not the GPU's clock
+    (r"\bwall[- ]?clock\b", "wall time"),
+    (r"\bclock(?:64)?(?:\(\))? cycles?\b", "cycles"),
+    (r"\bclock64\b", "cycle counter"),
+    # the "tail" of the grid is a wave, the "tail" of a row is an edge shape
+    (r"\btail (?:wave|effect)s?\b", "partial last wave"),
+    # "launch bounds" cap registers; they are not launch overhead
+    (r"\b_*launch_*bounds_*\b|\blaunch bounds\b", "register cap"),
+    # the memory footprint's peak is not peak bandwidth, and peak bandwidth is not the footprint
+    (r"\bpeak (?:hbm |dram |memory |mem )?(?:bandwidth|bandwith|bw|throughput)\b", "peak bandwidth"),
+    # a hot loop is where the time goes; a hot cache is cache state
+    (r"\bhot (?:loop|path|spot|spots)\b", "hotspot"),
+    # regression tests are a test suite, not a slowdown
+    (r"\bregression (?:tests?|suite|testing)\b", "test suite"),
+    # outputs that change from run to run are a determinism question, not timing noise
+    (r"\b((?:results?|outputs?|bits|bytes|values?|sums?|reduction|summation|dq|dk|dv|dgamma|dbeta|gradients?)\b"
+     r"[^?.!\n]{0,40}?)run[- ]to[- ]run\b", r"\1across runs"),
+    (r"\brun[- ]to[- ]run (?:differences? in|changes? in|bitwise|identical|determinism|reproducibility)\b",
+     "across runs bitwise"),
+)
+
+#: (topic, patterns over the lower-cased text). A pattern is a regular expression; word boundaries
+#: are added around it. Grouped by the part of the work a steerer checks.
 TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- is the measurement to be trusted
-    ("noise", (r"noise", r"noisy", r"variance", r"std ?dev", r"stdev", r"standard deviation", r"spread",
-               r"jitter", r"run[- ]to[- ]run", r"error bars?", r"confidence interval", r"min ?/ ?median",
-               r"(?:re-?run|repeat|rerun)\w*", r"real or", r"(?:is|was) (?:the|that|this) [\w.% ]{0,20}real",
-               r"lucky", r"fluke", r"reproduc\w+ (?:speed|gain|win|number|timing)", r"noise band",
+    ("noise", (r"noise", r"noisy", r"variance", r"std ?dev\w*", r"stdev", r"standard deviation", r"spread",
+               r"jitter\w*", r"error bars?", r"confidence interval", r"min ?/ ?(?:median|mean|avg|max)",
+               r"median ?/ ?(?:min|max)", r"real or", r"(?:is|was) (?:the|that|this) [\w.% ]{0,20}real",
+               r"lucky", r"fluke", r"reproduc\w+ (?:speed\w*|gain|win|number|timing|result)s?", r"noise band",
                r"how (?:sure|confident)", r"measurement error", r"noise floor", r"between identical runs",
-               r"geomean move\w*", r"over repeats", r"repeats")),
-    ("seed_vs_seed", (r"seed (?:vs\.?|versus|against) (?:the )?seed", r"seed against itself",
+               r"geomean move\w*", r"over repeats", r"fluctuat\w*", r"variab\w+", r"statistically",
+               r"significan\w+", r"coefficient of variation", r"outliers?", r"within (?:the )?noise",
+               r"how (?:much|far) does (?:the |that |it |this )?(?:\w+ )?(?:number |figure |ratio |speedup |timing )?move",
+               r"(?:numbers?|timings?|figures?|ratios?|results?) (?:move|jump|bounce|wobble|drift)\w*",
+               r"back[- ]to[- ]back", r"consistent across (?:runs|repeats)", r"stable across", r"margin of error",
+               r"(?:speedup|gain|win|number|result|timing) reproduce\w*", r"reproduce the (?:speedup|gain|win|number|timing)",
+               r"how stable is (?:the|that|this) (?:number|timing|speedup|measurement|result)", r"(?:timing|runtime) distribution")),
+    ("seed_vs_seed", (r"seed (?:vs\.?|versus|against|compared (?:to|with)) (?:the )?seed",
+                      r"(?:seed|baseline|kernel) (?:vs\.?|versus|against|with|compared to) itself",
                       r"baseline (?:vs\.?|versus|against) (?:the )?baseline", r"(?:same|identical) kernel on both sides",
-                      r"both sides are the seed", r"seed with itself", r"seed-vs-seed")),
-    ("clocks", (r"clocks?", r"sm clock", r"frequenc\w*", r"frequncy", r"mhz", r"boost\w*", r"(?<!mio )(?<!lg )(?<!tex )throttl\w*",
-                r"power cap\w*", r"thermal\w*", r"nvidia-smi", r"clock-control", r"locked clocks?")),
-    ("cache_state", (r"flush\w*", r"cold[- ]cache", r"warm[- ]cache", r"hot[- ]cache", r"cache scrub",
-                     r"staying resident across", r"memset between runs", r"cold or warm", r"warm or cold",
-                     r"(?:still )?cached from", r"clear(?:s|ed|ing)? the (?:\w+ )?l2", r"l2 (?:flush|clear)\w*",
-                     r"reuse the same buffers?", r"(?:hot|warm|cold) l2", r"warm-?up runs?", r"warmup")),
-    ("timer", (r"cuda ?events?", r"timing harness", r"how (?:do|did) you time", r"what (?:are|is) you timing",
-               r"timing the same thing", r"timer", r"cudaeventelapsedtime", r"wall[- ]clock")),
+                      r"both sides are the seed", r"seed-vs-seed", r"a/a (?:test|run|comparison)",
+                      r"aa test", r"null (?:test|comparison)", r"identical kernels? (?:on|as) both")),
+    ("clocks", (r"(?<!wall )clocks?", r"sm clock", r"gpc clock", r"graphics clock", r"frequenc\w*", r"frequncy",
+                r"freq", r"mhz", r"boost\w*", r"(?<!mio )(?<!lg )(?<!tex )throttl\w*", r"power (?:cap\w*|draw|limit\w*|usage)",
+                r"thermal\w*", r"temperature", r"nvidia-smi", r"clock-control", r"locked clocks?",
+                r"-lgc", r"lock-gpu-clocks", r"application clocks", r"p-?states?", r"clocks_throttle_reasons")),
+    ("cache_state", (r"flush\w*", r"cold[- ]?(?:cache|l2|run|numbers?|timings?)", r"warm[- ]?(?:cache|l2)",
+                     r"hot[- ]?(?:cache|l2)", r"cache scrub", r"staying resident across", r"memset between runs",
+                     r"cold or warm", r"warm or cold", r"(?:still )?cached from", r"clear(?:s|ed|ing)? the (?:\w+ )?l2",
+                     r"l2 (?:flush|clear|scrub|thrash)\w*", r"reuse the same buffers?", r"warm-?up runs?", r"warmup",
+                     r"(?:timing|time|numbers?|measured|measure|it|speedup) cold", r"already (?:resident|in (?:the )?l2|cached)",
+                     r"(?:sits?|fits?|stays?|lives?|resident) in (?:the )?(?:\d+ ?mb )?l2(?=[^?.!\n]{0,60}\b(?:tim\w*|speed\w*|win|gain|numbers?|bench\w*|cold|measur\w*)\b)",
+                     r"(?:tim\w*|speed\w*|win|gain|numbers?|bench\w*)[^?.!\n]{0,60}(?:sits?|fits?|stays?|resident) in (?:the )?(?:\d+ ?mb )?l2",
+                     r"(?:rotat\w+|cycl\w+ through|fresh) (?:input )?buffers")),
+    ("timer", (r"cuda ?events?", r"timing harness", r"how (?:do|did|does|is) (?:you|it|the \w+) (?:time|timed|measure)",
+               r"what (?:are|is) (?:you|it|the harness) timing", r"timing the same thing", r"timer", r"cudaeventelapsedtime",
+               r"cudaeventrecord", r"wall time", r"perf_counter", r"do_bench", r"triton\.testing", r"timing (?:loop|method\w*)",
+               r"how many (?:reps|repetitions|timed iterations|warm-?up iterations)", r"cudadevicesynchronize", r"host syncs?",
+               r"synchroni[sz]\w* (?:inside|in|within) the (?:timed|timing) (?:region|loop)", r"sync(?:hroni[sz]e)? (?:before|after) (?:the )?(?:timer|timing|launch)")),
     # -- where the time goes
     ("launch_count", (r"how many (?:cuda )?(?:kernels?|launches)", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
-                      r"launches per", r"kernels? (?:get )?launched per", r"separate kernel", r"all (?:the )?launches",
-                      r"kernels in the trace")),
-    ("timing_crosscheck", (r"independent of the (?:eval|evaluator|harness)", r"external profiler", r"gpu__time_duration",
-                           r"(?:gpu|kernel) duration matches", r"compared to the harness", r"time it yourself",
-                           r"timing artifact", r"(?:nsys|ncu) says? the kernel (?:itself )?takes", r"agree with (?:that|the) timing",
-                           r"profiler agree\w*", r"matches the [\d.]+ ?(?:ms|us) the evaluator")),
-    ("stale_baseline", (r"re-?time[d]? the (?:seed|baseline|original)", r"(?:seed|baseline|reference) time[^?.]{0,30}fresh",
-                        r"old number", r"(?:seed|baseline)(?:'s)? (?:measure|timings?|ms)[^?.]{0,30}(?:right now|today|now)",
-                        r"rerun the (?:seed|baseline)", r"benchmark the original (?:kernel )?again", r"from yesterday",
-                        r"apples to apples", r"same session")),
-    ("time_breakdown", (r"which (?:phase|part|stage|section)\w* (?:dominates|is the bottleneck|costs)",
-                        r"(?:each|every) (?:stage|phase|pass) costs?", r"source view", r"per section",r"where (?:does|did|is) (?:the|all the|most of the) time", r"where (?:is|are) the cycles",
+                      r"launches per", r"kernels? (?:get )?launched per", r"separate kernels?", r"all (?:the )?launches",
+                      r"kernels in the trace", r"extra (?:kernel|launch)e?s?", r"second (?:kernel|launch)",
+                      r"launch count", r"one launch or")),
+    ("timing_crosscheck", (r"independent(?:ly)? of the (?:eval|evaluator|harness)", r"external profiler", r"gpu__time_duration",
+                           r"gpu time duration", r"(?:gpu|kernel) duration matches", r"compared to the harness", r"time it yourself",
+                           r"timing artifact", r"(?:nsys|ncu|profiler) says? the kernel (?:itself )?takes", r"agree with (?:that|the) timing",
+                           r"profiler agree\w*", r"matches the [\d.]+ ?(?:ms|us) the evaluator", r"cross-?check\w* the tim\w*",
+                           r"(?:ncu|nsys|profiler)(?:'s)? (?:duration|time) (?:match|agree)\w*")),
+    ("stale_baseline", (r"re-?time[d]? the (?:seed|baseline|original|reference)", r"(?:seed|baseline|reference) time[^?.]{0,30}fresh",
+                        r"old number", r"(?:seed|baseline)(?:'s)? (?:measure|timings?|ms|us|number|time)[^?.]{0,30}(?:right now|today|now|this run)",
+                        r"re-?run the (?:seed|baseline|reference|original)(?! (?:vs\.?|versus|against|with) (?:itself|the seed|the baseline))", r"benchmark the original (?:kernel )?again", r"from yesterday",
+                        r"apples to apples", r"same session", r"vs\.? yesterday", r"this run vs",
+                        r"re-?measure\w* the (?:seed|baseline|original|reference)",
+                        r"(?:seed|baseline|reference)(?:'s)? (?:timing|time|number|speed|ms|us)s? (?:change|move|drift|shift)\w*",
+                        r"(?:seed|baseline|reference) (?:move|moved|drift\w*|got slower|got faster|changed)",
+                        r"switched (?:nodes|machines|boxes|gpus|hosts)", r"(?:different|another|new) (?:node|machine|box|host)",
+                        r"same as in the first (?:eval|run)")),
+    ("time_breakdown", (r"which (?:phase|part|stage|section|loop|step)\w* (?:dominates|is the bottleneck|costs)",
+                        r"(?:each|every) (?:stage|phase|pass|step) costs?", r"source view", r"source[- ]level", r"per section",
+                        r"where (?:does|did|is) (?:the|all the|most of the) time", r"where (?:is|are) the cycles",
                         r"spend\w* (?:most of )?(?:its|the|their) time", r"time (?:is|actually) spent",
-                        r"dominat\w+ the runtime", r"hot ?spots?", r"ncu breakdown", r"which part dominates",
-                        r"where(?:'s| is) the time")),
-    ("stall_reasons", (r"stall\w*", r"warp state\w*", r"long[- ]scoreboard", r"short[- ]scoreboard", r"mio throttle",
-                       r"lg throttle", r"stall sampling", r"issue stalled", r"warps? (?:sit|wait\w*) on",
-                       r"spend their cycles", r"(?:spend|spending) (?:their|its) time waiting", r"time waiting")),
-    ("launch_overhead", (r"launch (?:overhead|latency|cost|time)", r"launch[- ]bound", r"kernel-bound", r"even kernel bound",
-                         r"cpu[- ]side", r"host[- ]side", r"gpu time vs", r"(?:kernel|gpu) (?:duration|time) (?:in nsys )?vs",
-                         r"end[- ]to[- ]end", r"wall time (?:per launch|the evaluator)", r"gaps? between kernels",
+                        r"dominat\w+ the (?:runtime|time)", r"hotspots?", r"hot ?spots?", r"ncu breakdown", r"which part dominates",
+                        r"where(?:'s| is) the time", r"time split", r"split of the time",
+                        r"how (?:is|'s) the time (?:split|divided|distributed)", r"fraction (?:of the time )?goes to",
+                        r"share of the (?:time|runtime)", r"which (?:line|lines|instruction|instructions) (?:has|have|take|is|are)",
+                        r"most expensive (?:part|line|instruction|phase|stage)",
+                        r"(?:time|us|ms|µs|cycles) (?:is )?(?:spent )?(?:in|on) (?:the )?[\w/ -]{1,30} (?:vs\.?|versus|compared to)")),
+    ("kernel_breakdown", (r"(?:between|across) the (?:\w+ )?kernels", r"per[- ](?:kernel|launch) (?:time|breakdown|timing)s?",
+                          r"breakdown per (?:kernel|launch)", r"which (?:of the )?kernels?(?: in the \w+)? dominat\w*",
+                          r"(?:kernels?|launches) in the chain", r"cuda_gpu_kern_sum", r"gpukernsum", r"kernel summary",
+                          r"nvtx", r"(?:nsys|timeline) (?:breakdown|summary|trace)", r"time (?:of|for) each kernel",
+                          r"each kernel(?:'s)? (?:time|share|duration)", r"(?:the )?\w+ kernel vs the \w+ (?:pass|kernel)")),
+    ("stall_reasons", (r"(?:warp |top |dominant |main )?stall (?:reasons?|breakdown|samples?|sampling|cycles|counts?|counters?)",
+                       r"(?:warps?|it|kernel|threads?) (?:is |are )?(?:\w+ )?stall(?:ed|ing|s) (?:on|at|waiting|in)", r"stall(?:ed|ing) on",
+                       r"(?:cycles|time) stalled", r"warp stall\w*", r"(?:top|dominant|main) stalls?", r"warp state\w*", r"long[- ]scoreboard", r"short[- ]scoreboard", r"scoreboard",
+                       r"mio throttle", r"lg throttle", r"stall sampling", r"issue stalled", r"warps? (?:sit|wait\w*) on",
+                       r"spend their cycles", r"(?:spend|spending) (?:their|its) time waiting", r"time waiting",
+                       r"warp_issue_stalled\w*", r"pcsamp\w*", r"warps? (?:are )?(?:actually )?waiting",
+                       r"what are (?:the )?warps (?:doing|waiting)", r"latency[- ]bound")),
+    ("issue_rate", (r"ipc", r"issue slots?(?: utili[sz]\w*)?", r"eligible warps?", r"no eligible", r"scheduler stat\w*",
+                    r"warp scheduler", r"issued? (?:active|rate|efficiency)", r"instructions per cycle",
+                    r"sm__inst_executed\w*", r"inst_executed", r"issue active", r"one instruction per cycle")),
+    ("launch_overhead", (r"launch (?:overhead|latency|cost|time|gaps?)", r"launch[- ]bound", r"kernel-bound", r"even kernel bound",
+                         r"cpu[- ]side", r"host[- ]side", r"gpu time vs", r"(?:kernel|gpu|device) (?:duration|time) (?:in nsys )?vs",
+                         r"end[- ]to[- ]end (?:time|latency|timing|per|vs)", r"(?:time|latency|timing) end[- ]to[- ]end", r"(?:cpu|host)[- ]bound", r"wall time (?:per (?:launch|call|iteration)|the evaluator|vs)", r"gaps? between kernels",
                          r"launching and syncing", r"kernel body", r"overhead rather than",
-                         r"host-measured latency", r"(?:time|latency) (?:vs|versus) (?:the )?kernel")),
-    ("waves", (r"waves?", r"tail effect", r"last wave", r"partial (?:last )?wave", r"ctas? (?:vs|versus|on)",
+                         r"host-measured latency", r"(?:time|latency) (?:vs|versus) (?:the )?kernel",
+                         r"(?:empty|no-?op|null|trivial|dummy) kernels?", r"per-?launch (?:cost|overhead)", r"fixed (?:per-?\w+ )?cost",
+                         r"cuda ?graphs?", r"graph (?:capture|replay)", r"host (?:wall )?time", r"device-side",
+                         r"(?:cpu|python|dispatch|framework|sync\w*) overhead", r"idle gaps?", r"(?:timeline|trace) gaps?",
+                         r"actual gpu work", r"gpu work vs")),
+    ("waves", (r"waves?", r"partial last wave", r"last-?wave", r"partial (?:last )?wave", r"ctas? (?:vs|versus|on|/)",
                r"how many ctas", r"block count", r"grid (?:size|dims?|dimensions)", r"fill the (?:machine|gpu|sms)",
-               r"blocks? (?:vs|on) \d+ sms", r"sms? (?:sit )?idle", r"tail of the grid", r"griddim",
-               r"(?:thread )?blocks (?:are )?(?:actually )?in flight")),
-    ("occupancy", (r"occupan\w*", r"occupnacy", r"warps? (?:are |is )?(?:really |actually )?resident",
-                   r"resident warps", r"active warps", r"warps? active", r"warps per sm", r"blocks? ?/ ?sm",
-                   r"blocks? per sm", r"achieved (?:vs|versus) theoretical", r"theoretical (?:vs|versus) achieved")),
-    ("registers", (r"spill\w*", r"local[- ]memory", r"lmem", r"stack frame", r"regs? ?/ ?thread",
-                   r"registers? per thread", r"regi?s?t?e?r? count", r"local mem", r"pushed out to local", r"xptxas", r"ptxas -v", r"maxrregcount",
-                   r"launch__registers", r"regsiters")),
+               r"blocks? (?:vs|on) \d+ sms", r"sms? (?:sit )?idle", r"tail of the grid", r"griddim", r"grid_size",
+               r"(?:thread )?blocks (?:are )?(?:actually )?in flight", r"fewer (?:blocks|ctas) than (?:sms|the sm count)",
+               r"(?:blocks|ctas) than sms", r"sm count", r"number of sms", r"waves_per_multiprocessor",
+               r"wave quanti[sz]ation", r"how many (?:thread )?blocks (?:does|do|are|get)",
+               r"enough (?:blocks|ctas|work) to (?:fill|saturate|occupy)", r"how many sms (?:are )?(?:busy|used|active|idle|get work)",
+               r"(?:are )?all (?:the )?sms (?:busy|used|active|idle|occupied|in use)")),
+    ("occupancy", (r"occupan\w*", r"occupnacy", r"occ", r"warps? (?:are |is )?(?:really |actually )?resident",
+                   r"resident (?:warps|blocks|ctas)", r"active warps", r"warps? active", r"warps_active", r"warps per sm",
+                   r"blocks? ?/ ?sm", r"blocks? per sm", r"ctas? per sm", r"achieved (?:vs|versus) theoretical",
+                   r"theoretical (?:vs|versus) achieved", r"max active blocks", r"cudaoccupancy\w*",
+                   r"blocks? can be resident", r"sm__maximum_warps\w*", r"blocks? (?:can )?fit (?:on|per|in) (?:an |one |each )?sm")),
+    ("registers", (r"spill\w*", r"local[- ]memory", r"lmem", r"stack frame", r"stack size", r"regs? ?/ ?thread",
+                   r"regs? per thread", r"registers? per thread", r"regi?s?t?e?r? count", r"local mem", r"pushed out to local",
+                   r"xptxas", r"ptxas(?: -v| info| output| report\w*| says)?", r"maxrregcount", r"launch__registers\w*",
+                   r"registers_per_thread", r"regsiters", r"resource[- ]usage", r"--resource-usage", r"res-usage", r"register (?:usage|pressure|cap|file|budget)",
+                   r"how many (?:registers|regs)", r"register cap", r"local (?:loads|stores)", r"spill (?:stores|loads)",
+                   r"compile output", r"regs? usage", r"registers? (?:does|do|is) (?:it|the \w+(?: \w+)?) us\w+")),
     ("bank_conflicts", (r"bank conf\w*", r"bank_conflicts", r"conflict-free", r"conflicts? in (?:smem|shared)",
                         r"wavefronts?", r"(?:smem|shared) (?:replays?|conflicts?)", r"conflc\w*",
                         r"shared (?:load|store)s?(?:/store)? conflicts?", r"swizzl\w*", r"bank confl\.?",
                         r"(?:smem|shared(?: memory)?) (?:load|store) efficiency", r"(?:shared|smem)[^?.]{0,30}conflicts",
-                        r"conflicts[^?.]{0,20}(?:shared|smem)")),
-    ("coalescing", (r"coalesc\w*", r"sectors? per request", r"strided (?:loads?|access\w*|reads?)", r"uncoalesced", r"cache line per thread",
-                    r"different cache line")),
-    ("l2_hit", (r"l2 hit\w*", r"hit rate", r"hit ratio", r"hit ?%", r"sector_hit", r"lts__t_sector",
-                r"served (?:\w+ )?(?:out of|from) (?:the )?l2", r"last[- ]level cache", r"stay in l2",
-                r"(?:comes|coming) from l2", r"re-?reading from (?:hbm|dram)")),
+                        r"conflicts[^?.]{0,20}(?:shared|smem)", r"\d+-way", r"n-way", r"ways? conflicted",
+                        r"(?<!merge )(?<!git )conflicted", r"(?:shared|smem) (?:accesses|loads|stores|reads|writes) (?:\w+ )?serial\w*",
+                        r"serial\w* by (?:bank )?conflicts", r"lsu_mem_shared\w*")),
+    ("coalescing", (r"coalesc\w*", r"sectors? (?:per|/) ?request", r"strided (?:loads?|access\w*|reads?)", r"uncoalesced",
+                    r"cache line per thread", r"different cache line", r"(?<!smem )(?<!shared )(?<!shared-mem )load efficiency", r"gld_efficiency",
+                    r"(?<!smem )(?<!shared )(?<!shared-mem )(?<!shared memory )(?:memory )?access pattern", r"excessive sectors",
+                    r"lsu_mem_global\w*", r"lsu mem global", r"sectors? per (?:load|access)", r"transactions per request")),
+    ("vector_loads", (r"vectori[sz]ed (?:loads?|stores?|access\w*|reads?|writes?)", r"(?:loads?|stores?|accesses|reads?) (?:are |get |being )?vectori[sz]ed", r"ld\.global\.v[24]", r"ldg\.e\.(?:64|128)", r"ldg\.128", r"128-?bit (?:loads?|stores?|access\w*)",
+                      r"float4 (?:loads?|stores?)", r"wide loads?", r"v4 loads?", r"scalar (?:loads?|ld\.global)",
+                      r"(?:16|32|64|128)[- ]?byte[- ]aligned", r"pointer alignment", r"alignment of the (?:pointer|address|base|rows?)")),
+    ("l2_hit", (r"l2 hit\w*", r"l1 hit\w*", r"hit rate", r"hit ratio", r"hit ?%", r"sector_hit\w*", r"lts__t_sector\w*",
+                r"served (?:\w+ )?(?:out of|from) (?:the )?l2", r"last[- ]level cache", r"stay in l2", r"misses l2",
+                r"(?:comes|coming) from l2", r"re-?reading from (?:hbm|dram)", r"l2 (?:miss|misses|reuse)", r"miss rate",
+                r"cache hits?", r"hit in (?:the )?l2", r"persisting l2", r"l2 persist\w*", r"access policy window")),
+    ("memory_traffic", (r"dram__bytes\w*", r"(?<!local )(?<!lmem )(?:dram|hbm|global[- ]memory|memory) traffic",
+                        r"bytes (?:read|written|loaded|fetched) (?:from|to) (?:dram|hbm|global)", r"redundant (?:loads?|reads?|traffic)",
+                        r"read\w* (?:\w+ )?twice", r"round[- ]trips? (?:through|to) (?:hbm|dram|global)",
+                        r"how many (?:bytes|gb|mb) (?:does|do) (?:it|we|the kernel) (?:read|load|move|touch)",
+                        r"intermediate[^?.]{0,25}(?:global|hbm|dram)", r"how many passes (?:over|through) (?:the )?(?:data|input|memory|rows?)",
+                        r"(?:single|one) pass or (?:two|multiple)")),
     ("bandwidth_achieved", (r"(?:gb|tb)/s", r"bandwidth", r"bandwith", r"dram__throughput", r"dram throughput",
                             r"memory throughput", r"bytes moved\s*/\s*(?:kernel )?(?:time|runtime)", r"% of peak (?:hbm|dram|memory)",
-                            r"memory roofline", r"hbm")),
+                            r"memory roofline", r"hbm", r"effective throughput", r"achieved throughput",
+                            r"memory sol", r"sol (?:dram|memory)", r"compute_memory_throughput", r"throughtput",
+                            r"(?:memory|dram|hbm|achieved|effective) bw", r"bw (?:utili[sz]\w*|achieved|number)", r"what bw",
+                            r"(?:dram|hbm|memory bandwidth) utili[sz]ation")),
+    ("bound_type", (r"bound by (?:memory|compute|bandwidth|latency) or (?:by )?(?:memory|compute|bandwidth|latency)", r"(?:is|are) (?:it|this|that|the \w+|we|they) (?:\w+ )?(?:memory|compute|bandwidth|math|issue)[- ]bound",
+                    r"(?:memory|compute|bandwidth|latency)[- ]bound or (?:memory|compute|bandwidth|latency)[- ]bound",
+                    r"(?:memory|compute)[- ]bound or not", r"what (?:bounds|limits) (?:it|this|the kernel)", r"arithmetic intensity", r"operational intensity",
+                    r"flops? ?/ ?byte", r"ridge point", r"which side of the (?:ridge|roofline)", r"roofline (?:plot|chart|model|position)",
+                    r"where (?:does it|do we) sit on the roofline")),
     ("copy_ceiling", (r"memcpy", r"copy kernel", r"plain cop(?:y|ies)", r"vectori[sz]ed copy", r"streaming peak",
-                      r"stream triad", r"trivial read/write kernel", r"real roof", r"datasheet")),
-    ("compute_peak", (r"tflop/?s", r"% of (?:tensor|compute|dense) peak", r"fraction of tensor core peak",
-                      r"dense peak", r"math peak")),
-    ("tensor_cores", (r"tensor[- ]?cores?", r"tcs?", r"hgmma", r"tensor pipe", r"pipe tensor", r"pipe_tensor", r"wgmma", r"hmma", r"\bmmas?\b",
-                      r"mma path", r"ffma", r"fma", r"tcgen05", r"mma\.sync")),
-    ("instruction_mix", (r"instruction mix", r"instr mix", r"sass", r"ptx", r"disassembl\w*", r"cuobjdump",
-                         r"nvdisasm", r"issued instructions", r"instructions? (?:count|mix)")),
+                      r"stream triad", r"babelstream", r"trivial read/write kernel", r"real roof", r"datasheet",
+                      r"d2d", r"device[- ]to[- ]device", r"nvbandwidth", r"bandwidthtest", r"achievable (?:peak|bandwidth)",
+                      r"measured peak")),
+    ("compute_peak", (r"tflop/?s", r"tflops", r"gflop/?s", r"% of (?:tensor|compute|dense|math) peak", r"fraction of tensor core peak",
+                      r"dense peak", r"math peak", r"mfu", r"flop ?utili[sz]ation", r"sm__throughput", r"compute throughput",
+                      r"compute sol", r"sol sm", r"tensor (?:core )?peak")),
+    ("tensor_cores", (r"tensor[- ]?cores?", r"tcs?", r"hgmma", r"tensor pipe", r"pipe tensor", r"pipe_tensor", r"wgmma", r"hmma",
+                      r"imma", r"qgmma", r"mmas?", r"mma path", r"ffma", r"fma", r"tcgen05", r"mma\.sync", r"warpgroup mma",
+                      r"tensor op", r"tensor_op\w*", r"mma instructions?", r"umma")),
+    # the instructions a kernel executes (a measurement) ...
+    ("instruction_mix", (r"instruction mix", r"instr mix", r"issued instructions", r"instructions? (?:count|mix|show up|emitted)",
+                         r"what instructions", r"which (?:\w+ )?instructions (?:show up|are (?:emitted|there|used))",
+                         r"utmaldg", r"ldgsts", r"ld\.global\.nc", r"compiles? (?:down )?to",
+                         r"(?:what does|what do) (?:the compiler|nvcc|ptxas) emit", r"instructions per (?:iteration|loop|step)",
+                         r"count the instructions", r"how many (?:\w+ )?instructions")),
+    # ... and the compiled artefact read to find out (a method: "check the SASS" asks about what it shows)
+    ("sass_dump", (r"sass", r"ptx", r"disassembl\w*", r"cuobjdump", r"nvdisasm", r"dump-sass", r"-sass",
+                   r"grep (?:the )?(?:sass|ptx|cubin)", r"cubin", r"fatbin")),
+    ("arch_target", (r"(?:built|compiled|compile|build|target\w*|generated) (?:\w+ )?for (?:sm_?\d+a?|compute_\d+a?|hopper|blackwell|the h\d00)",
+                     r"-arch", r"--gpu-architecture", r"-?gencode", r"plain sm_?\d+", r"target arch\w*",
+                     r"sm_?\d+a? (?:vs\.?|or|instead of) (?:plain )?sm_?\d+a?")),
     ("flop_count", (r"flop count", r"flops? (?:does|do|per)", r"count the flops", r"redundant compute",
-                    r"floating-point work", r"minimal flop", r"ideal flop",
+                    r"floating-point work", r"minimal flop", r"ideal flop", r"how many flops",
                     r"minimum (?:number of )?bytes", r"bytes (?:moved )?and flops")),
-    ("lower_bound", (r"lower bound", r"theoretical (?:minimum|min|best) time", r"(?:the )?floor in",
-                     r"roofline bound", r"speed of light", r"minimum time", r"ceiling should we expect",
-                     r"(?:flops|bw|bandwidth)[- ]limited or")),
+    ("lower_bound", (r"lower bound", r"upper bound on (?:the )?speed\w*", r"theoretical (?:minimum|min|best) (?:time|runtime)",
+                     r"(?:the )?floor in", r"roofline bound", r"speed of light", r"minimum (?:possible )?(?:time|runtime)",
+                     r"ceiling should we expect", r"(?:flops|bw|bandwidth)[- ]limited or", r"best (?:possible|achievable) time",
+                     r"how fast could (?:it|this) (?:possibly )?(?:be|go)")),
     ("limit_origin", (r"property of the (?:hardware|gpu|h\d00)", r"hardware(?:'s)? limit", r"design limit",
                       r"limit (?:of|set by) (?:the )?(?:gpu|hardware|h\d00)", r"hardware or (?:of )?(?:your|the) (?:design|kernel)",
-                      r"set by the h\d00", r"how the kernel is built")),
-    ("divergence", (r"diverg\w*", r"branch efficiency", r"different paths", r"divergent branch\w*")),
-    ("barriers", (r"syncthreads", r"barriers?", r"mbarrier", r"__syncwarp")),
-    ("overlap", (r"overlap\w*", r"pipelin\w*", r"(?:tma|async) loads? (?:actually )?overlap", r"double[- ]buffer\w*",
-                 r"stages?", r"cp\.async", r"prefetch\w*")),
-    ("atomics", (r"atomic\w*", r"contention")),
+                      r"set by the h\d00", r"how the kernel is built",
+                      r"(?:limited|bound|capped|set) by the (?:hardware|gpu|chip) or (?:by )?(?:the|your) (?:design|kernel|code)", r"(?:gpu|hardware|chip) or (?:of )?(?:the|your) (?:kernel|code|design)")),
+    ("divergence", (r"diverg\w*", r"branch efficiency", r"different paths", r"divergent branch\w*", r"branch_targets\w*",
+                    r"predicated[- ]off", r"inactive (?:threads|lanes)")),
+    ("barriers", (r"syncthreads", r"barriers?", r"mbarrier\w*", r"__syncwarp", r"syncwarp", r"bar\.sync", r"named barriers?",
+                  r"cluster\.sync", r"grid\.sync", r"fences?", r"membar")),
+    ("async_copy", (r"tma", r"cp\.async(?:\.bulk)?", r"ldgsts", r"utmaldg", r"bulk (?:copy|copies|load\w*)", r"async (?:copy|copies)",
+                    r"tensor memory accelerator", r"cutensormap\w*", r"tensor map")),
+    ("overlap", (r"overlap\w*", r"pipelin\w*", r"double[- ]buffer\w*", r"multi-?stage", r"(?:pipeline|smem|async|\d+)[- ]stages?",
+                 r"num_stages", r"(?:number of|how many) stages", r"prefetch\w*", r"latency hiding", r"hid(?:e|es|ing) (?:the )?(?:load |memory )?latency",
+                 r"warp[- ]speciali[sz]\w*", r"producer", r"consumer")),
+    ("atomics", (r"atomic\w*", r"contention", r"red\.global", r"atom\.")),
+    ("smem_usage", (r"how much (?:shared memory|smem|shared mem)", r"(?:smem|shared memory|shared mem) (?:per (?:block|cta)|usage|footprint|size)",
+                    r"dynamic (?:shared|smem)", r"carve-?out", r"(?:kb|bytes) of (?:smem|shared)")),
+    ("memory_safety", (r"race (?:conditions?|check\w*)", r"racecheck", r"compute-sanitizer", r"memcheck", r"initcheck", r"synccheck",
+                       r"out[- ]of[- ]bounds", r"oob", r"illegal (?:memory )?access", r"uninitiali[sz]ed", r"data race",
+                       r"sanitizer", r"reads? past the end", r"writes? past the end")),
+    ("streams", (r"(?:multiple|separate|different|two|non-default|default|cuda) streams?", r"stream (?:sync\w*|overlap|concurrency)",
+                 r"concurrent (?:kernels|launches|execution)", r"run concurrently")),
+    ("transfers", (r"h2d", r"d2h", r"pcie", r"host[- ]to[- ]device", r"device[- ]to[- ]host", r"pinned memory",
+                   r"(?:data )?transfers? (?:time|cost|overhead)", r"memcpy (?:from|to) (?:the )?host")),
+    ("unrolling", (r"(?:is|was|did|does) (?:the |that |this )?(?:\w+ )?loop (?:get |got |being |been )?unrolled",
+                   r"unrolled (?:or not|fully|by the compiler)", r"did (?:the compiler|nvcc|ptxas) unroll", r"pragma unroll (?:take|work|apply)")),
+    ("tuning_config", (r"autotun\w*", r"which (?:config|configuration|tile size|block size) (?:did|does|was|is|won)",
+                       r"best (?:config|configuration|tile size)", r"launch config\w*", r"what block size", r"blockdim",
+                       r"how many threads per block (?:does|do|is|are)", r"tuning sweep")),
+    ("block_clusters", (r"thread ?block clusters?", r"cluster (?:size|dims?|launch)", r"distributed shared memory", r"dsmem", r"multicast")),
+    ("gpu_contention", (r"(?:anything|something|other (?:jobs?|processes|users|work)) (?:else )?(?:running )?on the (?:gpu|node|box|card)",
+                        r"exclusive (?:mode|access)", r"shared (?:gpu|node)", r"(?:gpu|node) (?:is )?(?:busy|shared|contended)")),
+    ("harness_integrity", (r"(?:touch|touched|modif\w+|edit\w*|chang\w+|alter\w*) (?:the |any )?(?:eval(?:uator)?|harness|checker|tests?|reference(?: implementation)?|scenario (?:list|file)s?)(?: files?| code| scripts?)?(?![\w-])",
+                           r"git diff (?:of |on |for )?(?:the )?(?:eval\w*|harness|tests?)", r"files? (?:you|it) (?:weren'?t|were not|wasn'?t) (?:supposed|allowed) to")),
+    ("vs_previous", (r"(?:previous|last|prior|earlier) best", r"best so far", r"vs\.? (?:v|candidate )\d+", r"(?:than|vs\.?|versus|over) (?:the )?(?:previous|prior|earlier) (?:candidate|version|attempt)")),
+    ("compile_time", (r"compile time", r"compilation time", r"build time", r"how long (?:does it|do they) take to (?:compile|build)",
+                      r"jit (?:time|overhead|compil\w*)")),
+    ("scaling", (r"scal(?:e|es|ing) with (?:size|n|batch|seqlen|the (?:size|batch|problem))", r"does it scale",
+                 r"larger (?:shapes|sizes|batch\w*|problems)", r"bigger (?:shapes|sizes|inputs|problems)")),
     # -- is it right
-    ("edge_shapes", (r"ragged", r"odd(?:[- ]sized?| lengths?| sizes?| shapes?)", r"non-?multiple", r"not a multiple",
+    ("edge_shapes", (r"ragged", r"odd(?:[- ]sized?| lengths?| sizes?| shapes?| dims?)", r"non-?multiple", r"not a multiple",
                      r"isn'?t a multiple", r"aren'?t a multiple", r"doesn'?t divide", r"tail (?:tile|block)s?",
-                     r"partial (?:tail )?tiles?", r"non-?aligned", r"unaligned", r"remainder", r"edge cases?",
-                     r"corner cases?", r"power-of-two", r"not divisible", r"non-power-of-(?:2|two)", r"tail handling", r"boundary check", r"garbage in the tail", r"in the tail",
-                     # an odd size given as the case to check ("seqlen=1 or s=2047", "N=4095 cols")
-                     r"(?:seqlen|seq_len|seq|len|length|s|n|k|hidden|cols|rows|dim|d) ?= ?\d*[13579]")),
-    ("all_scenarios", (r"every (?:scenario|shape|case)", r"every input(?! bytes?)", r"all (?:\d+ )?(?:scenarios|shapes|inputs)",
+                     r"partial (?:tail )?tiles?", r"non-?aligned", r"unaligned", r"misaligned", r"remainder", r"edge cases?",
+                     r"corner cases?", r"power-of-two", r"not divisible", r"non-power-of-(?:2|two)", r"not a power of (?:2|two)",
+                     r"tail handling", r"boundary (?:check|tiles?|conditions?|handling)", r"garbage in the tail", r"in the tail",
+                     r"uneven", r"leftover", r"weird (?:sizes|shapes)", r"prime (?:sizes|dims|lengths)", r"cleanup (?:loop|kernel)",
+                     r"divide evenly", r"bounds? check\w*",
+                     # an odd size given as the case to check ("seqlen=1 or s=2047", "N=4095 cols", "d=96 or n=1000")
+                     r"(?:seqlen|seq_len|seq|len|length|s|n|m|k|d|hidden|cols|rows|dim|vocab) ?= ?\d*[13579]",
+                     r"(?:seqlen|seq_len|s|n|m|k|d|hidden|dim) ?= ?\d+ or (?:seqlen|seq_len|s|n|m|k|d|hidden|dim) ?= ?\d+")),
+    ("all_scenarios", (r"every (?:scenario|shape|case)(?! where)", r"every input(?! bytes?)", r"all (?:\d+ )?(?:scenarios|shapes|inputs|cases)",
                        r"not just the ones you timed", r"only the nice")),
-    ("error_size", (r"max abs", r"abs(?:olute)? (?:error|diff)", r"\|\s*out\s*-\s*ref\s*\|", r"worst (?:element|deviation|error)",
-                    r"max(?:imum)? error", r"mean abs", r"max rel", r"rel(?:ative)? err\w*", r"deviation",
-                    r"how far off (?:is|are) the (?:output|result|values?)", r"how big is the error", r"exceed\w* (?:atol|rtol|the tol\w*)",
+    ("error_size", (r"max abs", r"abs(?:olute)? (?:error|diff\w*)", r"\|\s*out\s*-\s*ref\s*\|", r"worst (?:element|deviation|error)",
+                    r"max(?:imum)? (?:error|diff|difference)", r"mean abs", r"max rel", r"rel(?:ative)? err\w*", r"deviation",
+                    r"how far off (?:is|are)(?= (?!we\b))", r"how big is the (?:error|diff|mismatch)", r"exceed\w* (?:atol|rtol|the tol\w*)",
                     r"atol", r"rtol", r"ulps?", r"largest (?:mismatch|error|diff)", r"worst[- ]case (?:diff|error|\|)", r"worst diff",
-                    r"err(?:or)? numbers", r"how close to the tolerance", r"accuracy drop")),
+                    r"err(?:or)? numbers", r"how close to the tolerance", r"accuracy drop", r"rounding error",
+                    r"(?:wrong|off|mismatch\w*|differ\w*|exceed\w*)[^?.]{0,25}by how much", r"by how much[^?.]{0,25}(?:wrong|off|exceed\w*)",
+                    r"tolerance (?:it'?s|is) checked", r"(?:error|mismatch|diff) magnitude", r"mismatch(?:ed)? elements?",
+                    r"which elements (?:are )?wrong", r"rmse", r"l2 error", r"cosine similarity", r"allclose", r"assert_close",
+                    r"max_abs\w*", r"how wrong", r"error (?:stats|statistics|metrics)", r"abs(?:olute)? and rel(?:ative)?", r"how (?:large|big) (?:is|are) the (?:errors?|diffs?|mismatch\w*|deviations?)")),
+    ("tolerance_change", (r"(?:loosen|widen|relax|raise|bump|change|increase)\w* (?:the )?(?:tol\w*|atol|rtol)",
+                          r"(?:tol\w*|atol|rtol) (?:was |been |got )?(?:loosened|widened|relaxed|raised|changed|touched|modified|bumped)",
+                          r"touch(?:ed)? the (?:tol\w*|checker|threshold)")),
     ("dtypes", (r"which precisions?", r"precisions? (?:does|do|would)", r"dtypes?", r"data types?")),
     ("precision", (r"fp16 accum\w*", r"accumulat\w*", r"partial sums in half", r"rounding", r"fp32 accum\w*",
                    r"precision")),
     ("masking", (r"causal", r"mask\w*", r"q ?len ?!= ?kv ?len", r"unequal lengths?", r"rectangular")),
-    ("nan_inf", (r"nans?", r"-?inf\b", r"underflow\w*", r"extreme values?", r"fp16 max", r"denormal\w*")),
+    ("nan_inf", (r"nans?", r"-?inf\b", r"underflow\w*", r"fp16 max", r"denormal\w*", r"(?:non-?)?finite", r"isfinite",
+                 r"blows? up", r"inf/nan", r"nan/inf")),
     ("determinism", (r"determinis\w*", r"non-?determinis\w*", r"bit equality", r"bit-identical", r"same bytes",
-                     r"reproducible results", r"low bits", r"bitwise", r"same bits", r"bit-identical outputs?", r"identical\?",
-                     r"reduction order", r"diff the (?:outputs?|results?|\w+ tensors?)", r"exactly equal",
-                     r"(?:results?|outputs?) (?:change|vary|differ)\w* (?:from )?run to run",
-                     r"change from run to run", r"difference between repeated calls", r"same (?:input|data)[^?.]{0,40}(?:identical|equal|same)")),
+                     r"reproducible (?:results|outputs?)", r"low bits", r"bitwise", r"same bits", r"bit-identical outputs?", r"identical\?",
+                     r"reduction order", r"diff the (?:outputs?|results?|\w+ tensors?)", r"exactly equal", r"across runs bitwise",
+                     r"(?:results?|outputs?) (?:change|vary|differ)\w* (?:from )?(?:run to run|across runs|between (?:runs|calls|launches))",
+                     r"change from run to run", r"difference between repeated calls", r"same (?:input|data)[^?.]{0,40}(?:identical|equal|same)",
+                     r"hash (?:the )?(?:result|output)s?", r"checksums?", r"md5", r"sha\d*sum", r"(?:summation|accumulation|reduction) order",
+                     r"order of (?:the )?(?:summation|accumulation|reduction|atomics)", r"two runs[^?.]{0,30}same",
+                     r"bit[- ]exact\w*", r"same (?:results?|outputs?) every (?:time|run)")),
     ("work_skipped", (r"skip\w* (?:the )?work", r"full computation", r"cached between", r"re-?randomi[sz]\w*",
                       r"fresh (?:random )?inputs?", r"different inputs? each", r"change the input", r"same buffer",
-                      r"memoi[sz]\w*", r"change accordingly", r"result cach\w*", r"still do(?:es)? the (?:full )?work")),
+                      r"memoi[sz]\w*", r"change accordingly", r"result cach\w*", r"still do(?:es)? the (?:full )?work",
+                      r"(?:returns?|serves?) (?:a )?cached (?:result|output)", r"early[- ]return",
+                      r"recomput\w* (?:it )?every (?:call|time|iteration)", r"actually comput\w+ (?:anything|the (?:full|whole))")),
     ("inputs_untouched", (r"inputs? (?:untouched|unchanged|modified|buffers? modified)", r"in place",
                           r"overwrite any input", r"write into (?:it|the input)", r"inputs bit-identical",
-                          r"still the same after the call")),
-    ("workspace_memory", (r"workspace", r"extra (?:global |gpu )?memory", r"cudamalloc", r"scratch buffers?",
-                          r"peak mem\w*(?: usage)?", r"max_memory_allocated", r"allocat\w+ (?:per call|anything|temporaries)",
-                          r"memory (?:footprint|usage)", r"temporar(?:y|ies) (?:buffers?|allocations?)")),
-    ("full_eval", (r"full (?:evaluator|evaluation|eval|sweep|harness|suite)(?: run)?", r"whole scenario set",
-                   r"complete eval\w*", r"official (?:harness|evaluator|eval)", r"own (?:micro-?bench\w*|benchmark|script)",
-                   r"pass count", r"how many of the \d+ scenarios", r"all scenarios passing")),
+                          r"still the same after the call", r"clobber\w*", r"mutat\w+ (?:the )?inputs?")),
+    ("workspace_memory", (r"workspace", r"extra (?:global |gpu |device )?memory", r"cudamalloc\w*", r"scratch(?: buffers?| space| memory)?",
+                          r"peak mem\w*(?: usage| use)?", r"max_memory_allocated", r"memory_allocated", r"(?<!register )allocat\w+",
+                          r"(?<!shared )(?<!local )memory (?:footprint|usage|use)", r"temp(?:orar(?:y|ies))? (?:buffers?|allocations?|storage|tensors?)",
+                          r"how many (?:mb|gb|bytes) of (?:scratch|workspace|temp\w*|extra)", r"footprint")),
+    ("full_eval", (r"full (?:evaluator|evaluation|eval|sweep|harness|suite)(?: run)?", r"whole (?:scenario set|evaluator|eval|suite|harness)",
+                   r"complete (?:eval\w*|scenario set|suite)", r"official (?:harness|evaluator|eval)", r"own (?:micro-?bench\w*|benchmark|script)",
+                   r"pass count", r"how many of the \d+ (?:scenarios|cases)", r"all scenarios pass\w*",
+                   # ... on the code as it is now, not a build from before the last change
+                   r"(?:numbers?|results?|figures?|speedups?|ratios?|timings?|that|this|it|eval\w*|pass\w*|run|measured)"
+                   r"(?: [^\s?.!]+){0,4} (?:from|on|for|with|against) (?:the )?(?:current|latest|final|newest|last) "
+                   r"(?:code|commit|build|version|binary|revision|edit|change)",
+                   r"on head", r"(?:old|older|previous|stale) (?:build|binary)", r"build (?:from )?before",
+                   r"before (?:the|you|your) refactor", r"(?:latest|last|final) (?:full )?(?:evaluation|eval)(?: run)?", r"quick (?:run|eval|mode|check) or (?:the )?full")),
     ("absolute_time", (r"absolute (?:runtime|time|timings?)", r"raw (?:ms|us|µs|time|times|timings?)",
                        r"how many (?:us|ms|µs|microseconds|milliseconds)", r"forget ratios",
-                       r"(?:seed|baseline|original)(?:'s)? (?:kernel )?(?:timings?|runtime|duration|time)",
-                       r"in (?:microseconds|milliseconds)")),
+                       r"in (?:microseconds|milliseconds)", r"actual (?:numbers|times|timings) (?:in|not)")),
     ("empty_rows", (r"(?:fully|all|entirely|completely)[- ]masked", r"whole (?:query )?row (?:is )?masked",
                     r"masked (?:whole|entire) rows?", r"blanks? out (?:a|the) whole", r"row that(?:'s| is) entirely",
                     r"all (?:the )?logits in a row", r"(?:entire|whole) row (?:of|is) -?inf", r"empty rows?", r"all -?inf",
-                    r"row of -?inf", r"every logit in a row", r"zero keys")),
-    ("magnitude", (r"~?\d+e\d+", r"extreme[- ]magnitude", r"big values", r"large (?:values|inputs|magnitudes?|logits)",
-                   r"scal\w* (?:x|the inputs?) by \d+", r"saturate", r"overflow\w*", r"huge (?:positives?|values?)")),
+                    r"row of -?inf", r"every logit in a row", r"zero keys", r"nothing to attend")),
+    ("magnitude", (r"~?\d+e\d+", r"extreme[- ]?(?:magnitude|values?|inputs?|activations?)", r"big values", r"large (?:values|inputs|magnitudes?|logits)",
+                   r"large[- ]magnitude", r"scal\w* (?:x|the inputs?|inputs?) by \d+", r"scal\w* (?:(?:the )?inputs? )?(?:by )?x ?\d+", r"saturat\w*", r"overflow\w*",
+                   r"huge (?:positives?|values?|inputs?|logits)", r"~?\d{4,}(?= in (?:fp16|bf16|half))",
+                   r"values? (?:~|around |above |near )\d{3,}", r"dynamic range")),
     ("contiguity", (r"non-?contiguous", r"contiguous", r"strided (?:slice|view|input|tensor)s?", r"transposed view",
-                    r"strides?", r"stride ?!=", r"permuted", r"padded leading dim", r"lda", r"leading dim\w*")),
+                    r"strides?", r"stride ?!=", r"permuted", r"padded leading dim", r"lda", r"leading dim\w*",
+                    r"views?(?= (?:of|into|as input))")),
     ("causal_skip", (r"causal (?:vs\.?|versus|to|over) (?:non-?causal|full|dense)", r"causal[^?.]{0,20}(?:vs\.?|versus) non-?causal", r"with and without (?:is_)?causal",
                      r"both masking modes", r"skip\w* (?:the )?(?:fully )?masked tiles", r"early exit",
                      r"causal speedup")),
+    ("input_values", (r"ties", r"tied (?:values|scores)", r"duplicate (?:values|keys|scores|indices)", r"(?:all[- ])?zeros? (?:inputs?|rows?)",
+                      r"constant (?:inputs?|rows?|values)", r"input distribution", r"sorted inputs?", r"adversarial inputs?")),
     # -- against what
-    ("vendor_baseline", (r"cublas\w*", r"cudnn", r"cutlass", r"torch\.matmul", r"sdpa", r"flash[- ]?attn",
-                         r"flashattention", r"fa[234]\b", r"vendor(?: library| lib)?", r"stack up against",
-                         r"triton")),
-    ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones)",
+    ("vendor_baseline", (r"cublas\w*", r"cudnn", r"cutlass", r"cute", r"torch\.(?:matmul|mm|bmm|nn|compile|einsum|baddbmm|addmm|ops|sort|topk|softmax|layer_norm)[\w.]*",
+                         r"torch(?:'s)? (?:sdpa|matmul|kernel|implementation|op)", r"sdpa", r"flash[- ]?att(?:n|ention)(?:[- ]?\d)?",
+                         r"fa[234]", r"vendor(?: library| lib)?", r"stack up against", r"triton", r"flashinfer", r"xformers",
+                         r"transformer engine", r"liger", r"apex", r"thunderkittens", r"rocblas", r"hipblas", r"onednn", r"mkl",
+                         r"(?:library|libraries)(?:'s)? (?:kernel|implementation|version|number)", r"state of the art", r"sota",
+                         r"inductor", r"torch compile", r"upstream (?:kernel|implementation|version|library)", r"pytorch(?:'s)? (?:kernel|implementation|op|eager)", r"eager (?:mode|pytorch|torch)")),
+    ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones|shapes?)",
                       r"every scenario where", r"which scenarios", r"hides? (?:it|stuff|them) in the mean",
-                      r"(?:mean|geomean) hides", r"went backwards", r"any (?:individual )?(?:case|scenario) below",
-                      r"individually", r"per[- ](?:case|shape)", r"any (?:shape|case|scenario) where",
-                      r"los(?:es|e|ing) to the (?:baseline|seed)", r"(?:break|broken) (?:\w+ )?down per")),
-    ("regression", (r"regress\w*", r"slower than (?:before|the previous|the one before|v\d)",
-                    r"got slower", r"drop(?:ped)? from", r"where did the speed go", r"made it slower",
+                      r"(?:mean|geomean|geo mean) hides", r"went backwards", r"any (?:individual )?(?:case|scenario) below",
+                      r"individually", r"per[- ](?:case|shape|size|config)", r"any (?:shape|case|scenario) where",
+                      r"los(?:es|e|ing) to the (?:baseline|seed)", r"(?:break|broken) (?:\w+ )?(?:\w+ )?down per",
+                      r"(?:anything|any\w*) (?:below|under) 1(?:\.0+)?x", r"below 1(?:\.0+)?x", r"worst first",
+                      r"(?:scenarios?|shapes?|cases?) (?:are |is )?slower than (?:the )?(?:seed|baseline)",
+                      r"each (?:scenario|shape|case)(?:'s)? (?:speedup|ratio|time)",
+                      r"(?:list|show|print)\w* (?:me )?(?:every|all|the) (?:\w+ )?(?:scenarios?|cases?|shapes?) (?:where|that|which)")),
+    ("goal_arithmetic", (r"(?:reach|hit|get to|make|meet) the (?:goal|target)(?: geomean| speedup| ratio)?",
+                         r"(?:goal|target) (?:geomean|speedup|ratio)", r"how far (?:from|to|off) the (?:goal|target)",
+                         r"needs? to (?:reach|hit) (?:the )?(?:goal|target)")),
+    ("regression", (r"regress\w*", r"slower than (?:before|the previous|the one before|v\d+)",
+                    r"got slower", r"drop(?:ped)? from", r"where did the speed go", r"made (?:[^?.,]{1,30} )?slower",
                     r"lost \d+%", r"new\s*<\s*old", r"per-scenario (?:speedup|slowdown|breakdown)", r"individual ones",
-                    r"which (?:shapes|scenarios|cases) (?:regressed|got slower|dropped|lost)")),
+                    r"which (?:shapes|scenarios|cases) (?:regressed|got slower|dropped|lost)", r"got worse",
+                    r"(?:faster|slower) than the (?:previous|last|old|prior|earlier) (?:version|candidate|one|build|commit|kernel)")),
 )
+
+#: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
+#: words are the topic's in most sentences and another's in a few the blockers recognise.
+WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    # re-running is about noise, unless outputs are compared for equality, the seed is re-timed,
+    # or the cache is flushed between the runs
+    ("noise", (r"run[- ]to[- ]run", r"(?:re-?run|repeat|rerun)\w*", r"repeats", r"a few (?:more )?times", r"\d+ times",
+               r"(?:second|third) (?:measurement|run)", r"how many runs"),
+     r"identical|bitwise|same bits|same bytes|bit-|determinis|diff the|hash|checksum|exactly equal|across runs"
+     r"|seed (?:now|today|timing|time|number)|re-?time|re-?measure|(?:the |a )(?:seed|baseline) (?:now|again|today)"
+     r"|yesterday|flush|cold|cleared|scrub|whole evaluator|full eval|all scenarios|on head|latest|final version"),
+    # the seed's timing asked for is an absolute time, unless it is asked whether it is still current
+    ("absolute_time", (r"(?:seed|baseline|original)(?:'s)? (?:kernel )?(?:timings?|runtime|duration)",),
+     r"yesterday|today|\bnow\b|again|fresh|re-?time|re-?measure|re-?run|switched|same as|old number|chang|mov|drift|stale"),
+)
+
+_SENTENCE = re.compile(r"[^.?!\n;]+")
+
+
+_DIGITS = frozenset("0123456789")
+
+
+def _structure(p: str, start: int = 0):
+    """(index, character, nesting depth before it) of the pattern's characters from `start` that
+    are not escaped and not inside a character class."""
+    depth, j = 0, start
+    while j < len(p):
+        c = p[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = p.index("]", j + 2) + 1
+            continue
+        yield j, c, depth
+        depth += (c == "(") - (c == ")")
+        j += 1
+
+
+def _group_end(p: str, i: int) -> int:
+    """The index just past the group that opens at p[i] ("(")."""
+    return next((j + 1 for j, c, depth in _structure(p, i) if c == ")" and depth == 1), len(p))
+
+
+def _alternatives(body: str) -> list[str]:
+    """The top-level alternatives of a pattern."""
+    cuts = [j for j, c, depth in _structure(body) if c == "|" and depth == 0]
+    return [body[a + 1:b] for a, b in zip([-1] + cuts, cuts + [len(body)])]
+
+
+def _first_chars(p: str) -> frozenset[str] | None:
+    """The characters a match of pattern `p` can start with, or None when that is not plain."""
+    while p.startswith(("\\b", "(?<!", "(?<=")):
+        p = p[2:] if p.startswith("\\b") else p[_group_end(p, 0):]
+    if not p:
+        return None
+    quantified = lambda k: k < len(p) and p[k] in "?*{"  # noqa: E731
+    if p.startswith("(?:"):
+        end = _group_end(p, 0)
+        if quantified(end):
+            return None
+        sets = [_first_chars(alt) for alt in _alternatives(p[3:end - 1])]
+        return None if any(x is None for x in sets) else frozenset().union(*sets)
+    if p.startswith("\\d"):
+        return None if quantified(2) else _DIGITS
+    if p[0] in "abcdefghijklmnopqrstuvwxyz0123456789_%~-/" and not quantified(1):
+        return frozenset(p[0])
+    return None
+
+
+def dispatched(pats: list[str]) -> str:
+    """One alternation of `pats`, grouped by the character each must start with, so that at a
+    word's start the engine tries only the patterns that can match there (a table of 900
+    patterns tried one by one at every word costs more than the rest of mining)."""
+    by_first: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for p in pats:
+        first = _first_chars(p)
+        if first is None:
+            rest.append(p)
+            continue
+        for c in first:
+            by_first.setdefault(c, []).append(p)
+    parts = [f"(?={re.escape(c)})(?:{'|'.join(ps)})" for c, ps in sorted(by_first.items())]
+    return "|".join(parts + rest)
+
+
+@lru_cache(maxsize=1)
+def _senses() -> tuple[re.Pattern, tuple[tuple[re.Pattern, str], ...]]:
+    """Any sense at all (one scan: most texts have none), and each sense with its replacement."""
+    return (re.compile(r"\b(?:" + dispatched([p for p, _ in SENSES]) + ")"),
+            tuple((re.compile(p), r) for p, r in SENSES))
 
 
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[str, re.Pattern], ...]:
-    return tuple((name, re.compile(r"(?<![\w-])(?:" + "|".join(pats) + r")(?![\w-])"))
+    return tuple((name, re.compile(r"(?<![\w-])(?:" + dispatched(list(pats)) + r")(?![\w-])"))
                  for name, pats in TOPICS)
+
+
+@lru_cache(maxsize=1)
+def _weak() -> tuple[tuple[str, re.Pattern, re.Pattern], ...]:
+    return tuple((name, re.compile(r"(?<![\w-])(?:" + "|".join(cues) + r")(?![\w-])"), re.compile(block))
+                 for name, cues, block in WEAK)
 
 
 @lru_cache(maxsize=1)
 def _any_topic() -> re.Pattern:
     """Every pattern at once: most texts name no topic, and one scan says so."""
-    return re.compile(r"(?<![\w-])(?:" + "|".join(p for _, pats in TOPICS for p in pats) + r")(?![\w-])")
+    pats = [p for _, pats in TOPICS for p in pats] + [p for _, cues, _ in WEAK for p in cues]
+    return re.compile(r"(?<![\w-])(?:" + dispatched(pats) + r")(?![\w-])")
 
 
 _IDENT_SEP = re.compile(r"_+|(?<=[a-z0-9])\.(?=[a-z])")
+_WORD = re.compile(r"[a-z]{6,}")
+_LITERAL = re.compile(r"(?<![\\a-z])[a-z]{6,}")
+
+
+@lru_cache(maxsize=1)
+def _table_words() -> tuple[frozenset[str], dict[tuple[int, str], tuple[str, ...]]]:
+    """The literal words of six letters or more in the table's patterns (some are stems: "coalesc",
+    "throttl"), and an index by (length, first letter) for spelling."""
+    words: set[str] = set()
+    for _, pats in TOPICS:
+        for p in pats:
+            words.update(_LITERAL.findall(re.sub(r"\(\?[<!=:]+[^)]*\)", " ", p)))
+    index: dict[tuple[int, str], list[str]] = {}
+    for w in words:
+        index.setdefault((len(w), w[0]), []).append(w)
+    return frozenset(words), {k: tuple(sorted(v)) for k, v in index.items()}
+
+
+@lru_cache(maxsize=65536)
+def respelled(word: str) -> str:
+    """A word of six letters or more one edit from exactly one word (or stem) of the table, read as
+    that word ("conflits" -> "conflicts", "regsiters" -> "registers"); any other word as it is."""
+    words, index = _table_words()
+    if len(word) < 6 or any(word[:k] in words for k in range(6, len(word) + 1)):
+        return word
+    # a word that is another's beginning is an inflection ("permute", "permuted"), not a typo
+    hits = {w for n in (len(word) - 1, len(word), len(word) + 1) for w in index.get((n, word[0]), ())
+            if one_edit(word, w) and not (w.startswith(word) or word.startswith(w))}
+    if hits:
+        return next(iter(hits)) if len(hits) == 1 else word
+    # a misspelt stem followed by its ending ("coalsced": "coalsc" + "ed"), the longest stem first
+    for cut in range(len(word) - 1, 5, -1):
+        head, tail = word[:cut], word[cut:]
+        got = {w + tail for n in (cut - 1, cut, cut + 1) for w in index.get((n, word[0]), ())
+               if one_edit(head, w) and not (w.startswith(head) or head.startswith(w))}
+        if got:
+            return next(iter(got)) if len(got) == 1 else word
+    return word
+
+
+def _respell(text: str) -> str:
+    return _WORD.sub(lambda m: respelled(m.group(0)), text)
+
+
+def read_text(text: str) -> str:
+    """The text as the topics read it: lower case, misspelt table words corrected, the senses of
+    ambiguous words settled (`SENSES`)."""
+    low = _respell((text or "").lower())
+    any_sense, senses = _senses()
+    if any_sense.search(low) is not None:
+        for rx, repl in senses:
+            low = rx.sub(repl, low)
+    return low
 
 
 @lru_cache(maxsize=65536)
@@ -195,8 +565,16 @@ def topics(text: str) -> tuple[str, ...]:
     """The topics a question asks about, in the table's order. Identifiers are read as words too:
     a profiler metric (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared`, `sm__warps_active.avg`)
     names what it measures."""
-    low = (text or "").lower()
+    low = read_text(text)
     spaced = _IDENT_SEP.sub(" ", low) if "_" in low or "." in low else low
     if _any_topic().search(low) is None and (spaced is low or _any_topic().search(spaced) is None):
         return ()
-    return tuple(name for name, rx in _compiled() if rx.search(low) or (spaced is not low and rx.search(spaced)))
+    found = {name for name, rx in _compiled() if rx.search(low) or (spaced is not low and rx.search(spaced))}
+    for name, cue, block in _weak():
+        if name in found:
+            continue
+        for s in _SENTENCE.findall(low):
+            if cue.search(s) and not block.search(s):
+                found.add(name)
+                break
+    return tuple(name for name, _ in TOPICS if name in found)

@@ -2,9 +2,9 @@
 proposals and statements with a question mark are not questions.
 
 Each set was scored once held out before it was tuned on (questions/benchmark/planted/RESULTS.md
-keeps the order): A-J are tuned-on material now (regression checks, not evidence); K and L, written
-blind and scored once after the last change, are the held-out figure. Their floors are the
-figures reported there, so a change that loses ground shows here.
+keeps the order): A-L are all tuned-on material now (round 5 tuned on K and L), so these floors are
+regression checks, not evidence: they are the figures reached after the last change, so a change
+that loses ground shows here. The held-out figure is scored by the lead on sets no one here saw.
 """
 from __future__ import annotations
 
@@ -21,14 +21,18 @@ def scored():
     return {p.stem[-1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
+#: one candidate per question on each set after round 5 (RESULTS.md): floors, tuned on
+FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 9, "g": 10, "h": 10, "i": 10, "j": 9, "k": 10, "l": 9}
+
+
 def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
-    # A-J were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
+    # A-L were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
     # it keeps a change from losing what they taught
-    tuned = [scored[k] for k in "abcdefghij"]
-    one = sum(s["one_candidate"] for s in tuned)
-    total = sum(s["questions"] for s in tuned)
-    assert one >= 0.9 * total, {s["set"]: s["one_candidate"] for s in tuned}
-    assert scored["a"]["one_candidate"] == 8
+    got = {k: scored[k]["one_candidate"] for k in FLOORS}
+    assert all(got[k] >= FLOORS[k] for k in FLOORS), got
+    one = sum(got.values())
+    total = sum(scored[k]["questions"] for k in FLOORS)
+    assert one >= 0.95 * total, got
 
 
 def test_no_information_message_is_proposed_as_a_question(scored):
@@ -36,11 +40,24 @@ def test_no_information_message_is_proposed_as_a_question(scored):
         assert scored[name]["information_proposed"] == [], name
 
 
-def test_the_last_held_out_sets_do_no_worse_than_their_one_scoring(scored):
-    # K and L: written blind, scored once after the last change (4/10 and 3/10): floors, not targets
-    assert scored["k"]["one_candidate"] >= 4 and scored["l"]["one_candidate"] >= 3
+def test_the_askings_of_the_last_sets_are_proposed(scored):
+    # K and L (written blind, scored once at 4/10 and 3/10 before round 5 tuned on them)
     for name in "kl":
         assert sum(v["proposed"] for v in scored[name]["per_question"].values()) >= 45, name
+
+
+def test_an_error_size_called_fp_noise_joins_the_error_questions_not_the_noise_ones():
+    # "fp noise" in a question about a mismatch is an error size (topics.SENSES), not timing spread
+    from questions.mine.miner import question_terms, with_topics
+
+    texts = ["how noisy is the timing? run it 5 times", "whats the run-to-run spread on the 1.04x",
+             "stddev across repeats for gemm_4096?", "what's the max abs error on the failing case?",
+             "print max |out - ref| for b2_h16 pls",
+             "you said the layernorm mismatch is just fp noise - so how big is it on the failing case?"]
+    docs = [with_topics(question_terms(t.lower()), t) for t in texts]
+    got = cluster(docs, [1] * len(docs))
+    home = next(c for c in got.clusters if 5 in c)
+    assert 3 in home and not {0, 1, 2} & set(home), got.clusters
 
 
 @pytest.mark.parametrize("text,label", [

@@ -10,7 +10,7 @@ import pytest
 from questions.mine.cluster import ClusterConfig, cluster, part_scales
 from questions.mine.miner import with_topics
 from questions.mine.normalise import terms
-from questions.mine.topics import TOPICS, topics
+from questions.mine.topics import TOPICS, dispatched, read_text, respelled, topics
 
 
 @pytest.mark.parametrize("text,topic", [
@@ -47,6 +47,92 @@ def test_near_words_do_not_name_another_topic(text, topic):
     assert topic not in topics(text), (text, topics(text))
 
 
+@pytest.mark.parametrize("text,topic", [
+    # profiler sections, compiler output and tools, in the words and metric names people use
+    ("smsp__warp_issue_stalled_long_scoreboard_per_warp_active for the epilogue?", "stall_reasons"),
+    ("how many eligible warps per scheduler does ncu show", "issue_rate"),
+    ("dram__bytes_read.sum vs the minimum the kernel has to read?", "memory_traffic"),
+    ("launch__registers_per_thread for the new build?", "registers"),
+    ("what does nvcc --resource-usage print for it", "registers"),
+    ("did the compiler emit LDG.E.128 or are the loads still scalar", "vector_loads"),
+    ("is UTMALDG in the sass or is it still plain LDG", "instruction_mix"),
+    ("does compute-sanitizer --tool racecheck come back clean", "memory_safety"),
+    ("nsys cuda_gpu_kern_sum: which kernel takes most of the call", "kernel_breakdown"),
+    ("what does the dcgm / nvidia-smi say the sm freq is during the loop", "clocks"),
+    ("did you widen the atol for the bf16 case?", "tolerance_change"),
+    ("did the agent modify the evaluator files?", "harness_integrity"),
+    ("what tile config did the autotuner pick for 4096", "tuning_config"),
+    ("how much dynamic smem per block does it ask for", "smem_usage"),
+    ("is it memory bound or compute bound at this size?", "bound_type"),
+    ("time FlashAttention-3 on the same shape for comparison", "vendor_baseline"),
+    ("compare against torch.nn.functional.layer_norm pls", "vendor_baseline"),
+    ("does it still give finite outputs with inputs scaled x1000", "magnitude"),
+    ("was that from the current code or an older build", "full_eval"),
+    # typos in the table's words are read as the words
+    ("any bank conflits on the stores?", "bank_conflicts"),
+    ("whats the achieved bandwidht", "bandwidth_achieved"),
+    ("is the reduction determinstic", "determinism"),
+    ("are the loads coalsced", "coalescing"),
+])
+def test_the_domain_table_names_what_is_measured(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic,not_topic", [
+    # an ambiguous word takes the sense its context gives it (`SENSES`, `WEAK`)
+    ("you said the mismatch is just fp noise - how big is the max diff?", "error_size", "noise"),
+    ("is the gap numerical noise or a real bug? max abs error please", "error_size", "noise"),
+    ("is the two-pass mean and variance slower than welford?", None, "noise"),
+    ("rerun with a 256MB scratch write between launches and give me the speedup", "cache_state", "workspace_memory"),
+    ("did the build cache give you a stale binary?", "full_eval", "cache_state"),
+    ("wall clock per call vs the kernel time in nsys?", "launch_overhead", "clocks"),
+    ("how many clock cycles does the inner loop take", None, "clocks"),
+    ("does __launch_bounds__(256, 2) change the register count", "registers", "launch_overhead"),
+    ("does the 96 MB working set spill to DRAM or stay in L2", "l2_hit", "registers"),
+    ("what share of peak memory bandwidth does it reach", "bandwidth_achieved", "workspace_memory"),
+    ("do the outputs change run to run with the atomics?", "determinism", "noise"),
+    ("run it twice and diff the outputs: bitwise identical?", "determinism", "noise"),
+    ("rerun the seed now, did its timing change?", "stale_baseline", "noise"),
+    ("rerun the seed now, did its timing change?", "stale_baseline", "absolute_time"),
+    ("in raw us, what does the seed timing come to on each case", "absolute_time", "stale_baseline"),
+    ("did the regression tests pass?", None, "regression"),
+    ("hows the smem load efficiency on the K tile", "bank_conflicts", "coalescing"),
+    ("did you run the official harness end to end?", "full_eval", "launch_overhead"),
+    ("if u rerun the seed vs itself, what ratio comes out?", "seed_vs_seed", "stale_baseline"),
+    ("any merge conflicts in the branch?", None, "bank_conflicts"),
+    # an inflection is not a typo ("permute" is not "permuted")
+    ("how many us in routing/permute vs the gemm?", "time_breakdown", "contiguity"),
+])
+def test_an_ambiguous_word_is_read_in_its_context(text, topic, not_topic):
+    got = topics(text)
+    assert not_topic not in got and (topic is None or topic in got), (text, got)
+
+
+def test_misspelt_table_words_are_corrected_and_other_words_are_not():
+    assert respelled("conflits") == "conflicts" and respelled("bandwidht") == "bandwidth"
+    assert respelled("coalsced") == "coalesced"  # a misspelt stem keeps its ending
+    assert respelled("permute") == "permute"  # a word another begins with is an inflection
+    assert respelled("kernel") == "kernel" and respelled("routing") == "routing"
+
+
+def test_grouping_the_patterns_by_first_character_matches_what_the_plain_alternation_matches():
+    # the dispatch is a speed-up only: every pattern, on text made of the table's own words, must
+    # match exactly where the plain alternation does
+    import re
+
+    from questions.benchmark.planted import PLANTED, read_set
+
+    texts = [t for p in sorted(PLANTED.glob("set_*.yaml")) for ps in [read_set(p)]
+             for t in [*(a for asked in ps.questions.values() for a in asked), *ps.information]]
+    for name, pats in TOPICS:
+        plain = re.compile(r"(?<![\w-])(?:" + "|".join(pats) + r")(?![\w-])")
+        fast = re.compile(r"(?<![\w-])(?:" + dispatched(list(pats)) + r")(?![\w-])")
+        for t in texts:
+            low = read_text(t)
+            assert bool(plain.search(low)) == bool(fast.search(low)), (name, t)
+    assert dispatched([r"(?:is|was) x", r"~?\d+e\d+"]).startswith("(?=i)")
+
+
 def test_most_text_names_no_topic_and_every_topic_is_named_once():
     assert topics("commit and push the branch") == ()
     assert topics("") == ()
@@ -67,3 +153,19 @@ def test_topics_decide_a_fixed_share_of_the_cosine():
     words, tops = part_scales(4.0, 1.0, 0.75)
     assert words ** 2 * 4.0 == pytest.approx(0.25) and tops ** 2 * 1.0 == pytest.approx(0.75)
     assert part_scales(4.0, 0.0, 0.75) == (0.5, 0.0)  # no topics: the words alone
+
+
+def test_an_asking_that_names_no_topic_is_compared_on_words_alone():
+    # the table may lack the words of one paraphrase: it then meets its siblings by their words,
+    # not by a cosine halved by topics it cannot have (ClusterConfig.untopical_by_words)
+    a = ["sms", "busi", "largest", "scenario", "@waves"]
+    b = ["sms", "idl", "largest", "scenario", "@waves"]
+    c = ["sms", "busi", "largest", "scenario", "shape"]  # no topic named
+    d = ["bank", "conflict", "smem", "@bank_conflicts"]
+    on = cluster([a, b, c, d], [1, 1, 1, 1])
+    assert [0, 1, 2] in on.clusters and [3] in on.clusters
+    off = cluster([a, b, c, d], [1, 1, 1, 1], ClusterConfig(untopical_by_words=False))
+    assert [2] in off.clusters
+    # words alone still have to be alike: a topic-less question on something else stays apart
+    e = ["commit", "push", "branch", "review"]
+    assert [4] in cluster([a, b, c, d, e], [1] * 5).clusters
