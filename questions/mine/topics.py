@@ -46,7 +46,7 @@ SENSES: tuple[tuple[str, str], ...] = (
     # writing a big buffer between timed runs is how the L2 is flushed
     (r"\b\d+ ?[mg]i?b (?:scratch |dummy |junk |zero |big )?(?:write|writes|buffer|memset|array)\b"
      r"(?=[^?.!\n]{0,40}\b(?:between|before|after|each)\b)", "l2 flush"),
-    (r"\b(?:scratch|dummy|junk) (?:write|writes|memset)\b", "l2 flush"),
+    (r"\b(?:scratch|dummy|junk)(?: \w+)? (?:write|writes|memset)\b", "l2 flush"),
     # a build or compile cache is a stale binary, not the state of the L2
     (r"\b(?:compile|compilation|build|kernel|jit|triton|torch|inductor|nvrtc|cubin|extension)[- ]cache[ds]?\b",
      "stale build"),
@@ -66,6 +66,12 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\bpeak (?:hbm |dram |memory |mem )?(?:bandwidth|bandwith|bw|throughput)\b", "peak bandwidth"),
     # a hot loop is where the time goes; a hot cache is cache state
     (r"\bhot (?:loop|path|spot|spots)\b", "hotspot"),
+    # a streaming multiprocessor is an SM, whatever it is called
+    (r"\b(?:streaming )?multiprocessors?\b", "sm"),
+    # contiguous addresses across a warp are coalescing, not a tensor's layout
+    (r"\b(?:contiguous|consecutive|adjacent) (?:addresses|memory accesses|accesses)\b", "coalesced addresses"),
+    # a regression hidden by the mean is a per-scenario question
+    (r"\bhid(?:e|es|ing|den) (?:a |any |some )?(?:regression|slowdown|loss)s?\b", "hides it in the mean"),
     # regression tests are a test suite, not a slowdown
     (r"\bregression (?:tests?|suite|testing)\b", "test suite"),
     # outputs that change from run to run are a determinism question, not timing noise
@@ -88,7 +94,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"significan\w+", r"coefficient of variation", r"outliers?", r"within (?:the )?noise",
                r"how (?:much|far) does (?:the |that |it |this )?(?:\w+ )?(?:number |figure |ratio |speedup |timing )?move",
                r"(?:numbers?|timings?|figures?|ratios?|results?) (?:move|jump|bounce|wobble|drift)\w*",
-               r"back[- ]to[- ]back", r"consistent across (?:runs|repeats)", r"stable across", r"margin of error",
+               r"consistent across (?:runs|repeats)", r"stable across", r"margin of error",
                r"(?:speedup|gain|win|number|result|timing) reproduce\w*", r"reproduce the (?:speedup|gain|win|number|timing)",
                r"how stable is (?:the|that|this) (?:number|timing|speedup|measurement|result)", r"(?:timing|runtime) distribution")),
     ("seed_vs_seed", (r"seed (?:vs\.?|versus|against|compared (?:to|with)) (?:the )?seed",
@@ -107,7 +113,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"(?:timing|time|numbers?|measured|measure|it|speedup) cold", r"already (?:resident|in (?:the )?l2|cached)",
                      r"(?:sits?|fits?|stays?|lives?|resident) in (?:the )?(?:\d+ ?mb )?l2(?=[^?.!\n]{0,60}\b(?:tim\w*|speed\w*|win|gain|numbers?|bench\w*|cold|measur\w*)\b)",
                      r"(?:tim\w*|speed\w*|win|gain|numbers?|bench\w*)[^?.!\n]{0,60}(?:sits?|fits?|stays?|resident) in (?:the )?(?:\d+ ?mb )?l2",
-                     r"(?:rotat\w+|cycl\w+ through|fresh) (?:input )?buffers")),
+                     r"(?:rotat\w+|cycl\w+ through|fresh) (?:input )?buffers",
+                     r"(?:thrash|flush|scrub|clear|invalidat|evict)\w* (?:the |all |every )?(?:l2|caches?)",
+                     r"caches? (?:invalidated|flushed|cleared|scrubbed|thrashed|evicted)", r"nothing (?:is|stays) (?:warm|cached|resident|hot)")),
     ("timer", (r"cuda ?events?", r"timing harness", r"how (?:do|did|does|is) (?:you|it|the \w+) (?:time|timed|measure)",
                r"what (?:are|is) (?:you|it|the harness) timing", r"timing the same thing", r"timer", r"cudaeventelapsedtime",
                r"cudaeventrecord", r"wall time", r"perf_counter", r"do_bench", r"triton\.testing", r"timing (?:loop|method\w*)",
@@ -117,12 +125,19 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("launch_count", (r"how many (?:cuda )?(?:kernels?|launches)", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
                       r"launches per", r"kernels? (?:get )?launched per", r"separate kernels?", r"all (?:the )?launches",
                       r"kernels in the trace", r"extra (?:kernel|launch)e?s?", r"second (?:kernel|launch)",
-                      r"launch count", r"one launch or")),
+                      r"launch count", r"one launch or", r"extra (?:[\w/]+ ){0,2}kernels?", r"kernels? around (?:yours|it|ours|the \w+)",
+                      r"extra (?:copies|memcpys|memsets|casts)", r"kern\w*[^?.]{0,60}\b(?:a single|one) (?:call|invocation|forward(?: call| pass)?)")),
     ("timing_crosscheck", (r"independent(?:ly)? of the (?:eval|evaluator|harness)", r"external profiler", r"gpu__time_duration",
                            r"gpu time duration", r"(?:gpu|kernel) duration matches", r"compared to the harness", r"time it yourself",
                            r"timing artifact", r"(?:nsys|ncu|profiler) says? the kernel (?:itself )?takes", r"agree with (?:that|the) timing",
                            r"profiler agree\w*", r"matches the [\d.]+ ?(?:ms|us) the evaluator", r"cross-?check\w* the tim\w*",
                            r"(?:ncu|nsys|profiler)(?:'s)? (?:duration|time) (?:match|agree)\w*")),
+    ("baseline_profile", (r"profil\w+ (?:of )?(?:the )?(?:seed|baseline|original|reference)(?: kernel)?",
+                          r"(?:ncu|nsys|nsight(?: compute| systems)?|profiler?) (?:on|of|for) (?:the )?(?:seed|baseline|original|reference)",
+                          r"(?:seed|baseline|original|reference)(?: kernel)?(?:'s)? (?:ncu |nsight )?(?:profile|report|ncu)",
+                          r"diff (?:the )?(?:two )?(?:ncu |nsight )?(?:reports|profiles)",
+                          r"(?:seed|baseline|original|reference)(?:'s)? kernel(?:'s)? (?:throughput|occupancy|metrics|counters|profile)",
+                          r"(?:seed|baseline|original|reference)(?: kernel)?\b[^?]{0,60}\b(?:its|their) (?:profile|ncu report)")),
     ("stale_baseline", (r"re-?time[d]? the (?:seed|baseline|original|reference)", r"(?:seed|baseline|reference) time[^?.]{0,30}fresh",
                         r"old number", r"(?:seed|baseline)(?:'s)? (?:measure|timings?|ms|us|number|time)[^?.]{0,30}(?:right now|today|now|this run)",
                         r"re-?run the (?:seed|baseline|reference|original)(?! (?:vs\.?|versus|against|with) (?:itself|the seed|the baseline))", r"benchmark the original (?:kernel )?again", r"from yesterday",
@@ -131,7 +146,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"(?:seed|baseline|reference)(?:'s)? (?:timing|time|number|speed|ms|us)s? (?:change|move|drift|shift)\w*",
                         r"(?:seed|baseline|reference) (?:move|moved|drift\w*|got slower|got faster|changed)",
                         r"switched (?:nodes|machines|boxes|gpus|hosts)", r"(?:different|another|new) (?:node|machine|box|host)",
-                        r"same as in the first (?:eval|run)")),
+                        r"same as in the first (?:eval|run)", r"(?:in|within) (?:one|the same|a single) process",
+                        r"(?:seed|baseline|reference|original)(?:'s)?[^?.]{0,25}(?:still (?:valid|current|right|accurate|good|true)|stale|out of date|outdated)",
+                        r"(?:bench|time|run|measure)\w* the (?:original|seed|baseline|reference|unmodified)(?: \w+)? (?:back[- ]to[- ]back )?(?:with|alongside|next to|against) (?:yours|ours|the new)",
+                        r"unmodified (?:starting |original |seed )?(?:kernel|implementation|version)")),
     ("time_breakdown", (r"which (?:phase|part|stage|section|loop|step)\w* (?:dominates|is the bottleneck|costs)",
                         r"(?:each|every) (?:stage|phase|pass|step) costs?", r"source view", r"source[- ]level", r"per section",
                         r"where (?:does|did|is) (?:the|all the|most of the) time", r"where (?:is|are) the cycles",
@@ -141,7 +159,17 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"how (?:is|'s) the time (?:split|divided|distributed)", r"fraction (?:of the time )?goes to",
                         r"share of the (?:time|runtime)", r"which (?:line|lines|instruction|instructions) (?:has|have|take|is|are)",
                         r"most expensive (?:part|line|instruction|phase|stage)",
+
                         r"(?:time|us|ms|µs|cycles) (?:is )?(?:spent )?(?:in|on) (?:the )?[\w/ -]{1,30} (?:vs\.?|versus|compared to)")),
+    # ... and what one phase of a kernel costs (the epilogue, a second pass), each phase timed
+    ("phase_cost", (r"time (?:of |for )?(?:each|every) (?:stage|phase|pass|step|part|section)",
+                    r"(?:stages?|phases?|passes|steps|parts|sections) (?:separately|individually|on (?:its|their) own)",
+                    r"(?:breakdown|split|break\w* down)(?: of the (?:\w+ )?time)? by (?:phase|stage|section|part|step|pass)",
+                    r"(?:take|takes|cost|costs) on (?:its|their) own", r"what fraction is the", r"what fraction of [\w' ]{1,30}(?:time|runtime) is",
+                    r"what (?:that|the|this) (?:\w+ )?(?:pass|stage|phase|step|epilogue|prologue|loop) costs",
+                    r"how (?:much time|long) (?:does|do) the (?:[\w-]+ ){0,2}(?:epilogue|prologue|write-?back|stores?|reduction|pass|stage|phase|step) take",
+                    r"how long is the (?:epilogue|prologue|write-?back|reduction|second pass|first pass)",
+                    r"(?:epilogue|prologue|write-?back)[^?.]{0,40}(?:vs\.?|versus|compared (?:with|to)|next to) the (?:main ?loop|mma loop|k loop)")),
     ("kernel_breakdown", (r"(?:between|across) the (?:\w+ )?kernels", r"per[- ](?:kernel|launch) (?:time|breakdown|timing)s?",
                           r"breakdown per (?:kernel|launch)", r"which (?:of the )?kernels?(?: in the \w+)? dominat\w*",
                           r"(?:kernels?|launches) in the chain", r"cuda_gpu_kern_sum", r"gpukernsum", r"kernel summary",
@@ -153,7 +181,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        r"mio throttle", r"lg throttle", r"stall sampling", r"issue stalled", r"warps? (?:sit|wait\w*) on",
                        r"spend their cycles", r"(?:spend|spending) (?:their|its) time waiting", r"time waiting",
                        r"warp_issue_stalled\w*", r"pcsamp\w*", r"warps? (?:are )?(?:actually )?waiting",
-                       r"what are (?:the )?warps (?:doing|waiting)", r"latency[- ]bound")),
+                       r"what are (?:the )?warps (?:doing|waiting)", r"latency[- ]bound", r"(?:which|what) stalls? (?:dominat\w*|reason)",
+                       r"stalls? dominat\w*")),
     ("issue_rate", (r"ipc", r"issue slots?(?: utili[sz]\w*)?", r"eligible warps?", r"no eligible", r"scheduler stat\w*",
                     r"warp scheduler", r"issued? (?:active|rate|efficiency)", r"instructions per cycle",
                     r"sm__inst_executed\w*", r"inst_executed", r"issue active", r"one instruction per cycle")),
@@ -165,9 +194,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:empty|no-?op|null|trivial|dummy) kernels?", r"per-?launch (?:cost|overhead)", r"fixed (?:per-?\w+ )?cost",
                          r"cuda ?graphs?", r"graph (?:capture|replay)", r"host (?:wall )?time", r"device-side",
                          r"(?:cpu|python|dispatch|framework|sync\w*) overhead", r"idle gaps?", r"(?:timeline|trace) gaps?",
+                         r"(?:timeline|trace|gaps?|idle|bubbles?) between (?:your|our|the) kernels",
                          r"actual gpu work", r"gpu work vs")),
     ("waves", (r"waves?", r"partial last wave", r"last-?wave", r"partial (?:last )?wave", r"ctas? (?:vs|versus|on|/)",
-               r"how many ctas", r"block count", r"grid (?:size|dims?|dimensions)", r"fill the (?:machine|gpu|sms)",
+               r"how many ctas(?! (?:can |will |could )?fit)", r"(?:total )?tile count", r"(?:number of|how many) tiles",
+               r"(?:divide|divides|split|splits|spread|spreads|distribut\w+) (?:\w+ )?(?:across|over|among) (?:the |all (?:the )?)?(?:\d+ )?sms", r"block count", r"grid (?:size|dims?|dimensions)", r"fill the (?:machine|gpu|sms)",
                r"blocks? (?:vs|on) \d+ sms", r"sms? (?:sit )?idle", r"tail of the grid", r"griddim", r"grid_size",
                r"(?:thread )?blocks (?:are )?(?:actually )?in flight", r"fewer (?:blocks|ctas) than (?:sms|the sm count)",
                r"(?:blocks|ctas) than sms", r"sm count", r"number of sms", r"waves_per_multiprocessor",
@@ -178,7 +209,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"resident (?:warps|blocks|ctas)", r"active warps", r"warps? active", r"warps_active", r"warps per sm",
                    r"blocks? ?/ ?sm", r"blocks? per sm", r"ctas? per sm", r"achieved (?:vs|versus) theoretical",
                    r"theoretical (?:vs|versus) achieved", r"max active blocks", r"cudaoccupancy\w*",
-                   r"blocks? can be resident", r"sm__maximum_warps\w*", r"blocks? (?:can )?fit (?:on|per|in) (?:an |one |each )?sm")),
+                   r"blocks? can be resident", r"sm__maximum_warps\w*", r"(?:blocks?|ctas?|warps?) (?:can |will |could )?fit (?:on|per|in|into) (?:an? |one |each |the )?sm")),
     ("registers", (r"spill\w*", r"local[- ]memory", r"lmem", r"stack frame", r"stack size", r"regs? ?/ ?thread",
                    r"regs? per thread", r"registers? per thread", r"regi?s?t?e?r? count", r"local mem", r"pushed out to local",
                    r"xptxas", r"ptxas(?: -v| info| output| report\w*| says)?", r"maxrregcount", r"launch__registers\w*",
@@ -188,14 +219,15 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bank_conflicts", (r"bank conf\w*", r"bank_conflicts", r"conflict-free", r"conflicts? in (?:smem|shared)",
                         r"wavefronts?", r"(?:smem|shared) (?:replays?|conflicts?)", r"conflc\w*",
                         r"shared (?:load|store)s?(?:/store)? conflicts?", r"swizzl\w*", r"bank confl\.?",
-                        r"(?:smem|shared(?: memory)?) (?:load|store) efficiency", r"(?:shared|smem)[^?.]{0,30}conflicts",
+                        r"(?:smem|shared(?: memory)?) (?:load|store) efficiency", r"(?:shared|smem|ldmatrix|stmatrix|ld\.shared|st\.shared)[^?.]{0,30}conflict\w*",
                         r"conflicts[^?.]{0,20}(?:shared|smem)", r"\d+-way", r"n-way", r"ways? conflicted",
                         r"(?<!merge )(?<!git )conflicted", r"(?:shared|smem) (?:accesses|loads|stores|reads|writes) (?:\w+ )?serial\w*",
                         r"serial\w* by (?:bank )?conflicts", r"lsu_mem_shared\w*")),
     ("coalescing", (r"coalesc\w*", r"sectors? (?:per|/) ?request", r"strided (?:loads?|access\w*|reads?)", r"uncoalesced",
                     r"cache line per thread", r"different cache line", r"(?<!smem )(?<!shared )(?<!shared-mem )load efficiency", r"gld_efficiency",
                     r"(?<!smem )(?<!shared )(?<!shared-mem )(?<!shared memory )(?:memory )?access pattern", r"excessive sectors",
-                    r"lsu_mem_global\w*", r"lsu mem global", r"sectors? per (?:load|access)", r"transactions per request")),
+                    r"lsu_mem_global\w*", r"lsu mem global", r"sectors? (?:per|/) ?(?:warp |global |thread )?(?:requests?|loads?|access\w*|instructions?)",
+                    r"transactions per request", r"(?:l1 |global )?transaction efficiency", r"l1 transactions?", r"coalesced addresses")),
     ("vector_loads", (r"vectori[sz]ed (?:loads?|stores?|access\w*|reads?|writes?)", r"(?:loads?|stores?|accesses|reads?) (?:are |get |being )?vectori[sz]ed", r"ld\.global\.v[24]", r"ldg\.e\.(?:64|128)", r"ldg\.128", r"128-?bit (?:loads?|stores?|access\w*)",
                       r"float4 (?:loads?|stores?)", r"wide loads?", r"v4 loads?", r"scalar (?:loads?|ld\.global)",
                       r"(?:16|32|64|128)[- ]?byte[- ]aligned", r"pointer alignment", r"alignment of the (?:pointer|address|base|rows?)")),
@@ -228,7 +260,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"dense peak", r"math peak", r"mfu", r"flop ?utili[sz]ation", r"sm__throughput", r"compute throughput",
                       r"compute sol", r"sol sm", r"tensor (?:core )?peak")),
     ("tensor_cores", (r"tensor[- ]?cores?", r"tcs?", r"hgmma", r"tensor pipe", r"pipe tensor", r"pipe_tensor", r"wgmma", r"hmma",
-                      r"imma", r"qgmma", r"mmas?", r"mma path", r"ffma", r"fma", r"tcgen05", r"mma\.sync", r"warpgroup mma",
+                      r"imma", r"qgmma", r"mmas?", r"tensor (?:units?|pipes?|math|engines?)", r"mma path", r"ffma", r"fma", r"tcgen05", r"mma\.sync", r"warpgroup mma",
                       r"tensor op", r"tensor_op\w*", r"mma instructions?", r"umma")),
     # the instructions a kernel executes (a measurement) ...
     ("instruction_mix", (r"instruction mix", r"instr mix", r"issued instructions", r"instructions? (?:count|mix|show up|emitted)",
@@ -260,7 +292,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("async_copy", (r"tma", r"cp\.async(?:\.bulk)?", r"ldgsts", r"utmaldg", r"bulk (?:copy|copies|load\w*)", r"async (?:copy|copies)",
                     r"tensor memory accelerator", r"cutensormap\w*", r"tensor map")),
     ("overlap", (r"overlap\w*", r"pipelin\w*", r"double[- ]buffer\w*", r"multi-?stage", r"(?:pipeline|smem|async|\d+)[- ]stages?",
-                 r"num_stages", r"(?:number of|how many) stages", r"prefetch\w*", r"latency hiding", r"hid(?:e|es|ing) (?:the )?(?:load |memory )?latency",
+                 r"(?:number of|how many) stages", r"prefetch\w*", r"latency hiding", r"hid(?:e|es|ing) (?:the )?(?:load |memory )?latency",
                  r"warp[- ]speciali[sz]\w*", r"producer", r"consumer")),
     ("atomics", (r"atomic\w*", r"contention", r"red\.global", r"atom\.")),
     ("smem_usage", (r"how much (?:shared memory|smem|shared mem)", r"(?:smem|shared memory|shared mem) (?:per (?:block|cta)|usage|footprint|size)",
@@ -276,12 +308,20 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"unrolled (?:or not|fully|by the compiler)", r"did (?:the compiler|nvcc|ptxas) unroll", r"pragma unroll (?:take|work|apply)")),
     ("tuning_config", (r"autotun\w*", r"which (?:config|configuration|tile size|block size) (?:did|does|was|is|won)",
                        r"best (?:config|configuration|tile size)", r"launch config\w*", r"what block size", r"blockdim",
-                       r"how many threads per block (?:does|do|is|are)", r"tuning sweep")),
+                       r"how many threads per block (?:does|do|is|are)", r"tuning sweep", r"block_[mnk]", r"num_warps", r"best_config",
+                       r"(?:chosen|selected|picked|winning) (?:[\w/]+ )?(?:config\w*|tiles?|tile sizes?|variants?|instantiations?|params|parameters|block sizes?)",
+                       r"(?:config\w*|tiles?|variants?|instantiations?|params|parameters|entry) (?:did |does |was |were |is )?(?:won|wins|chosen|picked|selected)",
+                       r"what tile(?: size)?", r"which (?:tile|variant|instantiation|kernel variant)s?", r"dispatch (?:heuristic|logic|table)",
+                       r"instantiations?")),
     ("block_clusters", (r"thread ?block clusters?", r"cluster (?:size|dims?|launch)", r"distributed shared memory", r"dsmem", r"multicast")),
     ("gpu_contention", (r"(?:anything|something|other (?:jobs?|processes|users|work)) (?:else )?(?:running )?on the (?:gpu|node|box|card)",
                         r"exclusive (?:mode|access)", r"shared (?:gpu|node)", r"(?:gpu|node) (?:is )?(?:busy|shared|contended)")),
     ("harness_integrity", (r"(?:touch|touched|modif\w+|edit\w*|chang\w+|alter\w*) (?:the |any )?(?:eval(?:uator)?|harness|checker|tests?|reference(?: implementation)?|scenario (?:list|file)s?)(?: files?| code| scripts?)?(?![\w-])",
                            r"git diff (?:of |on |for )?(?:the )?(?:eval\w*|harness|tests?)", r"files? (?:you|it) (?:weren'?t|were not|wasn'?t) (?:supposed|allowed) to")),
+    ("code_diff", (r"what changed since", r"(?:git )?diff (?:against|since|between|vs\.?|from) (?:the )?(?:commit|last|previous|v\d+|version|passing|good)",
+                   r"delta between", r"(?:which|what) (?:lines|edits|changes|files) (?:did you|have you|went|were)",
+                   r"(?:since|after|before) the last (?:good|passing|green|working) (?:eval\w*|version|commit|run|build)",
+                   r"(?:between|from) the passing and the failing", r"show (?:me )?the diff", r"where correctness was still")),
     ("vs_previous", (r"(?:previous|last|prior|earlier) best", r"best so far", r"vs\.? (?:v|candidate )\d+", r"(?:than|vs\.?|versus|over) (?:the )?(?:previous|prior|earlier) (?:candidate|version|attempt)")),
     ("compile_time", (r"compile time", r"compilation time", r"build time", r"how long (?:does it|do they) take to (?:compile|build)",
                       r"jit (?:time|overhead|compil\w*)")),
@@ -298,7 +338,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      # an odd size given as the case to check ("seqlen=1 or s=2047", "N=4095 cols", "d=96 or n=1000")
                      r"(?:seqlen|seq_len|seq|len|length|s|n|m|k|d|hidden|cols|rows|dim|vocab) ?= ?\d*[13579]",
                      r"(?:seqlen|seq_len|s|n|m|k|d|hidden|dim) ?= ?\d+ or (?:seqlen|seq_len|s|n|m|k|d|hidden|dim) ?= ?\d+")),
-    ("all_scenarios", (r"every (?:scenario|shape|case)(?! where)", r"every input(?! bytes?)", r"all (?:\d+ )?(?:scenarios|shapes|inputs|cases)",
+    ("all_scenarios", (r"every (?:scenario|shape|case)(?! where)", r"every input(?! bytes?)", r"all (?:the )?(?:\d+ )?(?:scenarios|shapes|inputs|cases|test cases|configs)",
+                       r"every (?:input |test )?(?:config|configuration|dtype|combo|size|test)(?! where)", r"run them all",
                        r"not just the ones you timed", r"only the nice")),
     ("error_size", (r"max abs", r"abs(?:olute)? (?:error|diff\w*)", r"\|\s*out\s*-\s*ref\s*\|", r"worst (?:element|deviation|error)",
                     r"max(?:imum)? (?:error|diff|difference)", r"mean abs", r"max rel", r"rel(?:ative)? err\w*", r"deviation",
@@ -308,7 +349,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"(?:wrong|off|mismatch\w*|differ\w*|exceed\w*)[^?.]{0,25}by how much", r"by how much[^?.]{0,25}(?:wrong|off|exceed\w*)",
                     r"tolerance (?:it'?s|is) checked", r"(?:error|mismatch|diff) magnitude", r"mismatch(?:ed)? elements?",
                     r"which elements (?:are )?wrong", r"rmse", r"l2 error", r"cosine similarity", r"allclose", r"assert_close",
-                    r"max_abs\w*", r"how wrong", r"error (?:stats|statistics|metrics)", r"abs(?:olute)? and rel(?:ative)?", r"how (?:large|big) (?:is|are) the (?:errors?|diffs?|mismatch\w*|deviations?)")),
+                    r"max_abs\w*", r"how wrong", r"error (?:stats|statistics|metrics)", r"abs(?:olute)? and rel(?:ative)?", r"how (?:large|big) (?:is|are) the (?:errors?|diffs?|mismatch\w*|deviations?)",
+                    r"(?:error|accuracy|tolerance|numerical) (?:headroom|margin|budget)",
+                    r"(?:headroom|margin) (?:against|to|under|below|vs\.?) (?:the )?(?:atol|rtol|tol\w*|threshold)")),
+    ("correctness_run", (r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
+                         r"(?:validate|verify|check)\w* (?:\w+ )?(?:vs\.?|against) (?:the )?reference", r"accuracy (?:sweep|check|test)s?")),
     ("tolerance_change", (r"(?:loosen|widen|relax|raise|bump|change|increase)\w* (?:the )?(?:tol\w*|atol|rtol)",
                           r"(?:tol\w*|atol|rtol) (?:was |been |got )?(?:loosened|widened|relaxed|raised|changed|touched|modified|bumped)",
                           r"touch(?:ed)? the (?:tol\w*|checker|threshold)")),
@@ -325,7 +370,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"change from run to run", r"difference between repeated calls", r"same (?:input|data)[^?.]{0,40}(?:identical|equal|same)",
                      r"hash (?:the )?(?:result|output)s?", r"checksums?", r"md5", r"sha\d*sum", r"(?:summation|accumulation|reduction) order",
                      r"order of (?:the )?(?:summation|accumulation|reduction|atomics)", r"two runs[^?.]{0,30}same",
-                     r"bit[- ]exact\w*", r"same (?:results?|outputs?) every (?:time|run)")),
+                     r"bit[- ]exact\w*", r"same (?:results?|outputs?) every (?:time|run)", r"torch\.equal", r"array_equal",
+                     r"(?:run|call) (?:it )?twice", r"compare the outputs", r"diff out\d* (?:vs\.?|and|against) out\d*",
+                     r"(?:results?|outputs?) (?:change|vary|differ)\w* (?:across|between|over) (?:repeated |multiple |two |identical )?(?:runs|calls|invocations|launches)",
+                     r"(?:across|between) repeated (?:calls|invocations|launches)", r"(?:identical|same) inputs?[^?.]{0,40}(?:differ|identical|equal)")),
     ("work_skipped", (r"skip\w* (?:the )?work", r"full computation", r"cached between", r"re-?randomi[sz]\w*",
                       r"fresh (?:random )?inputs?", r"different inputs? each", r"change the input", r"same buffer",
                       r"memoi[sz]\w*", r"change accordingly", r"result cach\w*", r"still do(?:es)? the (?:full )?work",
@@ -334,7 +382,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("inputs_untouched", (r"inputs? (?:untouched|unchanged|modified|buffers? modified)", r"in place",
                           r"overwrite any input", r"write into (?:it|the input)", r"inputs bit-identical",
                           r"still the same after the call", r"clobber\w*", r"mutat\w+ (?:the )?inputs?")),
-    ("workspace_memory", (r"workspace", r"extra (?:global |gpu |device )?memory", r"cudamalloc\w*", r"scratch(?: buffers?| space| memory)?",
+    ("workspace_memory", (r"workspace", r"allocs?", r"torch\.(?:empty|zeros)", r"extra (?:global |gpu |device )?memory", r"cudamalloc\w*", r"scratch(?: buffers?| space| memory)?",
                           r"peak mem\w*(?: usage| use)?", r"max_memory_allocated", r"memory_allocated", r"(?<!register )allocat\w+",
                           r"(?<!shared )(?<!local )memory (?:footprint|usage|use)", r"temp(?:orar(?:y|ies))? (?:buffers?|allocations?|storage|tensors?)",
                           r"how many (?:mb|gb|bytes) of (?:scratch|workspace|temp\w*|extra)", r"footprint")),
@@ -346,7 +394,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"(?: [^\s?.!]+){0,4} (?:from|on|for|with|against) (?:the )?(?:current|latest|final|newest|last) "
                    r"(?:code|commit|build|version|binary|revision|edit|change)",
                    r"on head", r"(?:old|older|previous|stale) (?:build|binary)", r"build (?:from )?before",
-                   r"before (?:the|you|your) refactor", r"(?:latest|last|final) (?:full )?(?:evaluation|eval)(?: run)?", r"quick (?:run|eval|mode|check) or (?:the )?full")),
+                   r"before (?:the|you|your) refactor", r"clean (?:evaluation|eval|run)", r"(?:real|actual|official) (?:grader|scorer|scoring)",
+                   r"scoring harness", r"fresh process", r"(?:latest|last|final) (?:full )?(?:evaluation|eval)(?: run)?", r"quick (?:run|eval|mode|check) or (?:the )?full")),
     ("absolute_time", (r"absolute (?:runtime|time|timings?)", r"raw (?:ms|us|µs|time|times|timings?)",
                        r"how many (?:us|ms|µs|microseconds|milliseconds)", r"forget ratios",
                        r"in (?:microseconds|milliseconds)", r"actual (?:numbers|times|timings) (?:in|not)")),
@@ -369,14 +418,19 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- against what
     ("vendor_baseline", (r"cublas\w*", r"cudnn", r"cutlass", r"cute", r"torch\.(?:matmul|mm|bmm|nn|compile|einsum|baddbmm|addmm|ops|sort|topk|softmax|layer_norm)[\w.]*",
                          r"torch(?:'s)? (?:sdpa|matmul|kernel|implementation|op)", r"sdpa", r"flash[- ]?att(?:n|ention)(?:[- ]?\d)?",
-                         r"fa[234]", r"vendor(?: library| lib)?", r"stack up against", r"triton", r"flashinfer", r"xformers",
+                         r"fa[234]", r"vendor(?: library| lib)?", r"stack up against", r"flashinfer", r"xformers",
                          r"transformer engine", r"liger", r"apex", r"thunderkittens", r"rocblas", r"hipblas", r"onednn", r"mkl",
                          r"(?:library|libraries)(?:'s)? (?:kernel|implementation|version|number)", r"state of the art", r"sota",
                          r"inductor", r"torch compile", r"upstream (?:kernel|implementation|version|library)", r"pytorch(?:'s)? (?:kernel|implementation|op|eager)", r"eager (?:mode|pytorch|torch)")),
-    ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones|shapes?)",
+    ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones|shapes?|ratios|speedups|timings|numbers|results)",
+                      r"(?:breakdown|break\w* (?:[\w.]+ )?down|split) by (?:input )?(?:config|configuration|scenario|shape|case|problem size|test)s?(?![\w-])",
+                      r"(?:speed\w*|times?|timings?|ms|us|ratios?|slower|faster|[\d.]+x)(?: [^?.!\n]{0,40})? (?:for|on) each (?:of the )?(?:\d+ )?(?:scenarios?|shapes?|cases?|configs?|sizes?|inputs?)",
+                      r"(?:for|on) each (?:of the )?(?:\d+ )?(?:scenarios?|shapes?|cases?|configs?|sizes?|inputs?)(?: [^?.!\n]{0,30})? (?:speed\w*|times?|timings?|ratios?)",
+                      r"which (?:cases|shapes|scenarios|configs|sizes) (?:are|is) (?:you|we|it|the kernel) slower",
+                      r"table:? (?:of |with |per |by )?(?:each )?(?:shape|scenario|case|config|size)",
                       r"every scenario where", r"which scenarios", r"hides? (?:it|stuff|them) in the mean",
                       r"(?:mean|geomean|geo mean) hides", r"went backwards", r"any (?:individual )?(?:case|scenario) below",
-                      r"individually", r"per[- ](?:case|shape|size|config)", r"any (?:shape|case|scenario) where",
+                      r"individually", r"per[- ](?:case|shape|size|config|test)", r"any (?:shape|case|scenario) where",
                       r"los(?:es|e|ing) to the (?:baseline|seed)", r"(?:break|broken) (?:\w+ )?(?:\w+ )?down per",
                       r"(?:anything|any\w*) (?:below|under) 1(?:\.0+)?x", r"below 1(?:\.0+)?x", r"worst first",
                       r"(?:scenarios?|shapes?|cases?) (?:are |is )?slower than (?:the )?(?:seed|baseline)",
@@ -401,10 +455,26 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
                r"(?:second|third) (?:measurement|run)", r"how many runs"),
      r"identical|bitwise|same bits|same bytes|bit-|determinis|diff the|hash|checksum|exactly equal|across runs"
      r"|seed (?:now|today|timing|time|number)|re-?time|re-?measure|(?:the |a )(?:seed|baseline) (?:now|again|today)"
-     r"|yesterday|flush|cold|cleared|scrub|whole evaluator|full eval|all scenarios|on head|latest|final version"),
+     r"|yesterday|flush|cold|cleared|scrub|invalidat|thrash|evict|warm|whole evaluator|full eval|all scenarios|on head|latest|final version"
+     r"|torch\.equal|twice|compare the outputs|same input|identical input"),
+    # the host's overhead is the launch path, unless it is the host's work inside the timed region
+    ("launch_overhead", (r"(?:host|api|driver) overhead",), r"alloc|sync|cop(?:y|ies|ying)|timed region"),
+    # Triton is a baseline to beat, unless it is the language the kernel is written in (its autotuner)
+    ("vendor_baseline", (r"triton",), r"autotun|best_config|config|block_[mnk]|num_warps|@triton|triton kernel|tl\."),
+    # the number of pipeline stages, unless it is one knob of a tuning config listed with others
+    ("overlap", (r"num_stages",), r"block_[mnk]|num_warps|config|autotun"),
+    # back-to-back runs are about noise, unless it is the seed run beside the candidate (a fresh baseline)
+    ("noise", (r"back[- ]to[- ]back",), r"original|unmodified|\bseed\b|baseline|reference"),
     # the seed's timing asked for is an absolute time, unless it is asked whether it is still current
     ("absolute_time", (r"(?:seed|baseline|original)(?:'s)? (?:kernel )?(?:timings?|runtime|duration)",),
      r"yesterday|today|\bnow\b|again|fresh|re-?time|re-?measure|re-?run|switched|same as|old number|chang|mov|drift|stale"),
+)
+
+#: (scope, measurements, read as): a scope names the cases a measurement covers; with one of these
+#: measurements it is read as another scope. Listing errors (or the tuning config chosen) "per
+#: scenario" is a check over every scenario, not the per-scenario speedups.
+SCOPES: tuple[tuple[str, frozenset[str], str], ...] = (
+    ("per_scenario", frozenset({"error_size", "correctness_run", "nan_inf", "tuning_config"}), "all_scenarios"),
 )
 
 _SENTENCE = re.compile(r"[^.?!\n;]+")
@@ -504,8 +574,11 @@ def _any_topic() -> re.Pattern:
     return re.compile(r"(?<![\w-])(?:" + dispatched(pats) + r")(?![\w-])")
 
 
-_IDENT_SEP = re.compile(r"_+|(?<=[a-z0-9])\.(?=[a-z])")
+_IDENT_SEP = re.compile(r"_+|(?<=[a-z0-9])\.(?=[a-z])|(?<=[a-z])-(?=[a-z])")
 _WORD = re.compile(r"[a-z]{6,}")
+_ENDINGS = frozenset({"s", "es", "ed", "d", "ing", "ings", "ion", "ions", "ation", "ations", "ly", "y", "ies", "er", "ers",
+                      "ent", "ence", "ency", "ant", "ance", "ancy", "ive", "al", "ally", "ity", "ize", "ise", "ized", "ised",
+                      "ic", "ics", "tic", "tics", "ism", "ist", "ness", "ment", "ments", "able", "ible"})
 _LITERAL = re.compile(r"(?<![\\a-z])[a-z]{6,}")
 
 
@@ -535,9 +608,12 @@ def respelled(word: str) -> str:
             if one_edit(word, w) and not (w.startswith(word) or word.startswith(w))}
     if hits:
         return next(iter(hits)) if len(hits) == 1 else word
-    # a misspelt stem followed by its ending ("coalsced": "coalsc" + "ed"), the longest stem first
+    # a misspelt stem followed by its ending ("coalsced": "coalsc" + "ed"), the longest stem first;
+    # only an ending words take ("variant" is not "variab" + "t")
     for cut in range(len(word) - 1, 5, -1):
         head, tail = word[:cut], word[cut:]
+        if tail not in _ENDINGS:
+            continue
         got = {w + tail for n in (cut - 1, cut, cut + 1) for w in index.get((n, word[0]), ())
                if one_edit(head, w) and not (w.startswith(head) or head.startswith(w))}
         if got:
@@ -566,7 +642,7 @@ def topics(text: str) -> tuple[str, ...]:
     a profiler metric (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared`, `sm__warps_active.avg`)
     names what it measures."""
     low = read_text(text)
-    spaced = _IDENT_SEP.sub(" ", low) if "_" in low or "." in low else low
+    spaced = _IDENT_SEP.sub(" ", low) if "_" in low or "." in low or "-" in low else low
     if _any_topic().search(low) is None and (spaced is low or _any_topic().search(spaced) is None):
         return ()
     found = {name for name, rx in _compiled() if rx.search(low) or (spaced is not low and rx.search(spaced))}
@@ -577,4 +653,8 @@ def topics(text: str) -> tuple[str, ...]:
             if cue.search(s) and not block.search(s):
                 found.add(name)
                 break
+    for scope, measurements, read_as in SCOPES:
+        if scope in found and found & measurements:
+            found.discard(scope)
+            found.add(read_as)
     return tuple(name for name, _ in TOPICS if name in found)
