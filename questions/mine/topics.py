@@ -114,7 +114,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"(?:sits?|fits?|stays?|lives?|resident) in (?:the )?(?:\d+ ?mb )?l2(?=[^?.!\n]{0,60}\b(?:tim\w*|speed\w*|win|gain|numbers?|bench\w*|cold|measur\w*)\b)",
                      r"(?:tim\w*|speed\w*|win|gain|numbers?|bench\w*)[^?.!\n]{0,60}(?:sits?|fits?|stays?|resident) in (?:the )?(?:\d+ ?mb )?l2",
                      r"(?:rotat\w+|cycl\w+ through|fresh) (?:input )?buffers",
-                     r"(?:thrash|flush|scrub|clear|invalidat|evict)\w* (?:the |all |every )?(?:l2|caches?)",
+                     r"(?:thrash|trash|flush|scrub|clear|invalidat|evict)\w* (?:the |all |every )?(?:l2|caches?)",
                      r"caches? (?:invalidated|flushed|cleared|scrubbed|thrashed|evicted)", r"nothing (?:is|stays) (?:warm|cached|resident|hot)")),
     ("timer", (r"cuda ?events?", r"timing harness", r"how (?:do|did|does|is) (?:you|it|the \w+) (?:time|timed|measure)",
                r"what (?:are|is) (?:you|it|the harness) timing", r"timing the same thing", r"timer", r"cudaeventelapsedtime",
@@ -135,7 +135,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("baseline_profile", (r"profil\w+ (?:of )?(?:the )?(?:seed|baseline|original|reference)(?: kernel)?",
                           r"(?:ncu|nsys|nsight(?: compute| systems)?|profiler?) (?:on|of|for) (?:the )?(?:seed|baseline|original|reference)",
                           r"(?:seed|baseline|original|reference)(?: kernel)?(?:'s)? (?:ncu |nsight )?(?:profile|report|ncu)",
-                          r"diff (?:the )?(?:two )?(?:ncu |nsight )?(?:reports|profiles)",
+                          r"(?:diff|compare) (?:the )?(?:two )?(?:ncu |nsight )?(?:reports|profiles)",
+                          r"(?:ncu|nsys|nsight(?: compute)?) (?:the )?(?:seed|baseline|original|reference)(?: kernel)?",
                           r"(?:seed|baseline|original|reference)(?:'s)? kernel(?:'s)? (?:throughput|occupancy|metrics|counters|profile)",
                           r"(?:seed|baseline|original|reference)(?: kernel)?\b[^?]{0,60}\b(?:its|their) (?:profile|ncu report)")),
     ("stale_baseline", (r"re-?time[d]? the (?:seed|baseline|original|reference)", r"(?:seed|baseline|reference) time[^?.]{0,30}fresh",
@@ -164,6 +165,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # ... and what one phase of a kernel costs (the epilogue, a second pass), each phase timed
     ("phase_cost", (r"time (?:of |for )?(?:each|every) (?:stage|phase|pass|step|part|section)",
                     r"(?:stages?|phases?|passes|steps|parts|sections) (?:separately|individually|on (?:its|their) own)",
+                    r"(?:time|measure|profile)d? (?:the )?[\w/ -]{1,40} separately",
                     r"(?:breakdown|split|break\w* down)(?: of the (?:\w+ )?time)? by (?:phase|stage|section|part|step|pass)",
                     r"(?:take|takes|cost|costs) on (?:its|their) own", r"what fraction is the", r"what fraction of [\w' ]{1,30}(?:time|runtime) is",
                     r"what (?:that|the|this) (?:\w+ )?(?:pass|stage|phase|step|epilogue|prologue|loop) costs",
@@ -423,14 +425,15 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:library|libraries)(?:'s)? (?:kernel|implementation|version|number)", r"state of the art", r"sota",
                          r"inductor", r"torch compile", r"upstream (?:kernel|implementation|version|library)", r"pytorch(?:'s)? (?:kernel|implementation|op|eager)", r"eager (?:mode|pytorch|torch)")),
     ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones|shapes?|ratios|speedups|timings|numbers|results)",
-                      r"(?:breakdown|break\w* (?:[\w.]+ )?down|split) by (?:input )?(?:config|configuration|scenario|shape|case|problem size|test)s?(?![\w-])",
+                      r"(?:breakdown|break\w* (?:[\w.]+ ){0,2}down|split) by (?:input )?(?:config|configuration|scenario|shape|case|problem size|test)s?(?![\w-])",
                       r"(?:speed\w*|times?|timings?|ms|us|ratios?|slower|faster|[\d.]+x)(?: [^?.!\n]{0,40})? (?:for|on) each (?:of the )?(?:\d+ )?(?:scenarios?|shapes?|cases?|configs?|sizes?|inputs?)",
                       r"(?:for|on) each (?:of the )?(?:\d+ )?(?:scenarios?|shapes?|cases?|configs?|sizes?|inputs?)(?: [^?.!\n]{0,30})? (?:speed\w*|times?|timings?|ratios?)",
                       r"which (?:cases|shapes|scenarios|configs|sizes) (?:are|is) (?:you|we|it|the kernel) slower",
                       r"table:? (?:of |with |per |by )?(?:each )?(?:shape|scenario|case|config|size)",
                       r"every scenario where", r"which scenarios", r"hides? (?:it|stuff|them) in the mean",
                       r"(?:mean|geomean|geo mean) hides", r"went backwards", r"any (?:individual )?(?:case|scenario) below",
-                      r"individually", r"per[- ](?:case|shape|size|config|test)", r"any (?:shape|case|scenario) where",
+                      r"individually", r"per[- ](?:case|shape|size|config)",
+                      r"per[- ](?:test|input)(?: case)? (?:timings?|times?|speedups?|ratios?|numbers|results)", r"any (?:shape|case|scenario) where",
                       r"los(?:es|e|ing) to the (?:baseline|seed)", r"(?:break|broken) (?:\w+ )?(?:\w+ )?down per",
                       r"(?:anything|any\w*) (?:below|under) 1(?:\.0+)?x", r"below 1(?:\.0+)?x", r"worst first",
                       r"(?:scenarios?|shapes?|cases?) (?:are |is )?slower than (?:the )?(?:seed|baseline)",
@@ -576,9 +579,6 @@ def _any_topic() -> re.Pattern:
 
 _IDENT_SEP = re.compile(r"_+|(?<=[a-z0-9])\.(?=[a-z])|(?<=[a-z])-(?=[a-z])")
 _WORD = re.compile(r"[a-z]{6,}")
-_ENDINGS = frozenset({"s", "es", "ed", "d", "ing", "ings", "ion", "ions", "ation", "ations", "ly", "y", "ies", "er", "ers",
-                      "ent", "ence", "ency", "ant", "ance", "ancy", "ive", "al", "ally", "ity", "ize", "ise", "ized", "ised",
-                      "ic", "ics", "tic", "tics", "ism", "ist", "ness", "ment", "ments", "able", "ible"})
 _LITERAL = re.compile(r"(?<![\\a-z])[a-z]{6,}")
 
 
@@ -609,13 +609,12 @@ def respelled(word: str) -> str:
     if hits:
         return next(iter(hits)) if len(hits) == 1 else word
     # a misspelt stem followed by its ending ("coalsced": "coalsc" + "ed"), the longest stem first;
-    # only an ending words take ("variant" is not "variab" + "t")
+    # the stem must end where the head does ("variant" is not "variab" + "t": the edit would be
+    # the stem's last letter, where an ending begins, not a typo inside the stem)
     for cut in range(len(word) - 1, 5, -1):
         head, tail = word[:cut], word[cut:]
-        if tail not in _ENDINGS:
-            continue
         got = {w + tail for n in (cut - 1, cut, cut + 1) for w in index.get((n, word[0]), ())
-               if one_edit(head, w) and not (w.startswith(head) or head.startswith(w))}
+               if head[-1] == w[-1] and one_edit(head, w) and not (w.startswith(head) or head.startswith(w))}
         if got:
             return next(iter(got)) if len(got) == 1 else word
     return word

@@ -2,7 +2,7 @@
 proposals and statements with a question mark are not questions.
 
 Each set was scored once held out before it was tuned on (questions/benchmark/planted/RESULTS.md
-keeps the order): A-L are all tuned-on material now (round 5 tuned on K and L), so these floors are
+keeps the order): A-P are all tuned-on material now (round 6 tuned on M-P), so these floors are
 regression checks, not evidence: they are the figures reached after the last change, so a change
 that loses ground shows here. The held-out figure is scored by the lead on sets no one here saw.
 """
@@ -21,18 +21,19 @@ def scored():
     return {p.stem[-1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
-#: one candidate per question on each set after round 5 (RESULTS.md): floors, tuned on
-FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 9, "g": 10, "h": 10, "i": 10, "j": 9, "k": 10, "l": 9}
+#: one candidate per question on each set after round 6 (RESULTS.md): floors, tuned on
+FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 9, "g": 10, "h": 10, "i": 10, "j": 10, "k": 10, "l": 9,
+          "m": 10, "n": 8, "o": 8, "p": 7}
 
 
 def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
-    # A-L were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
+    # A-P were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
     # it keeps a change from losing what they taught
     got = {k: scored[k]["one_candidate"] for k in FLOORS}
     assert all(got[k] >= FLOORS[k] for k in FLOORS), got
     one = sum(got.values())
     total = sum(scored[k]["questions"] for k in FLOORS)
-    assert one >= 0.95 * total, got
+    assert one >= 0.93 * total, got
 
 
 def test_no_information_message_is_proposed_as_a_question(scored):
@@ -54,6 +55,19 @@ def test_an_error_size_called_fp_noise_joins_the_error_questions_not_the_noise_o
              "stddev across repeats for gemm_4096?", "what's the max abs error on the failing case?",
              "print max |out - ref| for b2_h16 pls",
              "you said the layernorm mismatch is just fp noise - so how big is it on the failing case?"]
+    docs = [with_topics(question_terms(t.lower()), t) for t in texts]
+    got = cluster(docs, [1] * len(docs))
+    home = next(c for c in got.clusters if 5 in c)
+    assert 3 in home and not {0, 1, 2} & set(home), got.clusters
+
+
+def test_errors_listed_per_scenario_join_the_error_questions_not_the_per_scenario_speedups():
+    # "per scenario" with an error is a check over every scenario (topics.SCOPES), not a speedup table
+    from questions.mine.miner import question_terms, with_topics
+
+    texts = ["speedup per scenario pls, not the geomean", "which shapes are slower than the seed? list them",
+             "break the 1.2x down by shape", "what's the worst abs error against the reference?",
+             "how big is the max diff on the bf16 path", "print the max abs err per scenario"]
     docs = [with_topics(question_terms(t.lower()), t) for t in texts]
     got = cluster(docs, [1] * len(docs))
     home = next(c for c in got.clusters if 5 in c)
