@@ -59,7 +59,7 @@ _WH_CLAUSE = _rx(r"^(?:what\s+(?:i|we|you|they|he|she|people)\s+(?!" + _AUX + r"
                  r"far\b|often\b|close\b|fast\b|slow\b|big\b|large\b|small\b|come\b|exactly\b|else\b)"
                  r"(?:i|we|you|youre|you're|they|he|she|it|its|it's|the|a|an|this|that|these|those|our|your|"
                  r"my|their|people|users|someone|somebody|anyone|anybody|one|nobody)\b)")
-_AUX_Q = _rx(r"^(?:r(?=\s+(?:u|you|we|they)\b)|is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
+_AUX_Q = _rx(r"^(?:(?:u|you|ya)(?=\s+sure\b)|r(?=\s+(?:u|you|we|they)\b)|is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
              r"weren't|isnt|arent|doesnt|didnt|will|would|should|shall|may|might|won't|wouldn't|shouldn't|"
              r"am|any)\b")
 # "might be in the docs", "should have checked": a modal with no subject is a statement
@@ -212,7 +212,15 @@ _LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wo
 _LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^?]{0,30}\bthe\s+"
                       r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+)?(?:fix|answer|solution|problem|issue|cause|"
                       r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
-                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go)\b|[^?]{0,80}\bbecause\b)")
+                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than)\b|"
+                      r"[^?]{0,80}\bbecause\b)")
+#: "did you know ...?", "fyi ...", "just so you know ...": hands the agent a fact
+_HANDS_OVER = _rx(r"^(?:did you know|do you know that|did u know|you know that|fyi|f\.y\.i\.?|just so you know|"
+                  r"for your information|heads[- ]up|note that|remember that|keep in mind)\b")
+#: "can't ldmatrix.x4.trans do that transpose for free?": a technique offered as a question
+_CANT_IT = _rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|won't|wont)\s+(?!(?:you|u|we|i|they|it|this|that|ya|he|she|"
+               r"the\s+kernel|there)\b)\S+(?:\s+\S+){0,2}?\s+(?:do|handle|help|fix|work|cover|replace|avoid|"
+               r"hide|solve|give)\b")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 _HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
                   r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
@@ -286,6 +294,9 @@ def is_interrogative(sentence: str) -> bool:
         rest = core[m.start(1):]
         return bool(_MEASURING.match(rest) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
                     or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
+    lead = _LEADING_SETTING.match(core)
+    if lead and is_interrogative(core[lead.end():]):
+        return True
     if ((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
             or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core)):
         return True
@@ -298,9 +309,9 @@ def is_interrogative(sentence: str) -> bool:
             and not _ASKS_FOR_ACTION.search(core) and 1 <= _weight(core) and len(core.split()) <= 16):
         return True
     if _PLEASE.search(core) and len(core.split()) <= 20 and (_REPORT_MEASURE.match(core) or (
-            _MEASURABLE.search(core) and not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core)))):
+            (_MEASURABLE.search(core) or topics(core)) and not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core)))):
         return True  # a value asked for ("err numbers pls"), or a measurement ("compare to cuBLAS pls")
-    if _WANT_TO_KNOW.search(core):
+    if _WANT_TO_KNOW.search(core) or _SAYS_WHAT.search(core):
         return True
     if _TELL_ME_WHAT.search(core):
         return True  # "run ptxas -v on it and tell me regs per thread", "... and tell me what comes out"
@@ -309,6 +320,12 @@ def is_interrogative(sentence: str) -> bool:
     return measuring and _REPORT_MEASURE.match(core) is not None and _asks_within(core)
 
 
+#: A setting said before the question: "for the moe scenarios whats ...", "on b8 is the kernel ..."
+_LEADING_SETTING = _rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
+                       r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+\s+){1,6}?"
+                       r"(?=(?:what|whats|what's|how|which)\b)")
+#: "ncu says what for l1tex__t_sectors ...", "the profile shows how many ...": asked mid-sentence
+_SAYS_WHAT = _rx(r"\b(?:says?|shows?|gives?|reports?)\s+(?:what|how\s+(?:many|much))\b")
 #: A sentence that opens with its subject and verb is a statement, question mark or not ("we added
 #: that test in this PR, yeah?", "I didn't see the stop hook fire?", "the tolerance is 1e-2?").
 _STATEMENT_OPEN = _rx(r"^(?:or|and|but|if|i|we|you|u|it|that|this|there|he|she|they|it's|its|that's|thats|there's|"
@@ -374,26 +391,38 @@ _REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:
 
 #: An order to measure something and report it is a question in the steering sense ("pls dump the
 #: resource usage", "run it twice and diff the outputs", "time FA3 on that shape for comparison",
-#: "show me the per-scenario speedups", "check clocks during the loop pls") when it names what is
-#: measured (a topic) or asks for a comparison or a report; an order that names only a tool, an
-#: artifact or a run ("profile it with ncu", "show me the SASS", "rerun the full evaluation",
-#: "benchmark it again") is a directive.
-_MEASURE_ORDER = _rx(r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check)[\s,:]+)*"
-                     r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|diff|hash|"
-                     r"quantify|count|plot|break\s+(?:it\s+|this\s+|that\s+)?down|compare|show(?:\s+(?:me|us))?|"
-                     r"list|print|report|check|verify|confirm|test|feed|run|rerun|re-run)\b")
-_RUN_VERB = _rx(r"^(?:run|rerun|re-run)$")
-_THEN_MEASURE = _rx(r"\b(?:and|then|to)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash|report|"
-                    r"tell|list|print)\b|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
-                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b")
-_ARTIFACT_ONLY = _rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list)(?:\s+(?:me|us))?\s+"
-                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b(?:\s+(?:for|of|in)\s+[\w\s.-]+)?[.!]*$")
-#: Verbs that change the code or act on files: an order with one of them is a directive whatever
-#: else it says.
-_CHANGE_VERB = _rx(r"\b(?:update|fix|add|write|implement|refactor|rename|commit|push|merge|remove|delete|revert|"
-                   r"undo|change|create|install|document|edit|modify|replace|switch|rewrite|port|clean|publish|"
-                   r"deploy|file|draft|use|set|make|save|store|keep|upload|send|post|attach|open|close|log|"
-                   r"record|note)\b")
+#: "show me the per-scenario speedups", "ncu --set full on it, paste the warp state section") when it
+#: names what is measured (a topic, a measurable) or asks for a comparison or a report; an order that
+#: names only a tool, an artifact or a run ("profile it with ncu", "show me the SASS", "rerun the
+#: full evaluation", "benchmark it again"), or changes something, is a directive.
+_ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check)[\s,:]+)*"
+#: verbs that measure by themselves
+_MEASURE_VERB = _rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
+                    r"(?:git\s+)?diff|hash|quantify|count|plot|compare|repeat|validate|ncu|nsys|"
+                    r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
+#: verbs that look at something: they measure when what they look at is measurable
+_LOOK_VERB = _rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|list|print|report|check|verify|confirm|test|feed|paste|grep|"
+                 r"inspect|look\s+(?:for|at|into)|search\s+for)\b")
+#: verbs that run or build: they measure only with a report or a comparison asked after them
+_RUN_VERB = _rx(_ORDER_OPEN + r"(run|rerun|re-run|do|build|rebuild|compile|launch|execute)\b")
+_THEN_REPORT = _rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|show|give)\b")
+_THEN_MEASURE = _rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash)\b|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
+                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
+                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b")
+_ARTIFACT_ONLY = _rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
+                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
+                     r"(?:\s+(?:for|of|in)\s+[\w\s.-]+)?[.!]*$")
+#: A verb that changes the code or acts on files, where a verb stands (first, or after "and", "then",
+#: a comma): an order with one is a directive whatever else it says ("time it and commit"; not "a
+#: dummy buffer write before every call").
+_CHANGE_VERB = _rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(?:update|fix|add|write|implement|refactor|rename|commit|"
+                   r"push|merge|remove|delete|revert|undo|change|create|install|document|edit|modify|replace|"
+                   r"switch|rewrite|port|clean|publish|deploy|file|draft|use|set|make|save|store|keep|upload|send|"
+                   r"post|attach|open|close|log|record|note)\b")
+_BREAKDOWN_OR_DIFF = _rx(r"^(?:break\b|(?:git\s+)?(?:diff|compare)\s+(?:[\w.-]+\s+){0,4}?(?:against|vs\.?|versus|"
+                        r"between|with|since|to)\b)")
+#: tools and artifacts: naming them is not naming what is measured ("profile it with ncu")
+_TOOL_WORDS = _rx(r"\b(?:ncu|nsys|nsight(?:\s+(?:compute|systems))?|profiler?|profile|sass|ptx|report|summary)\b")
 
 
 def measurement_order(sentence: str) -> bool:
@@ -402,12 +431,18 @@ def measurement_order(sentence: str) -> bool:
     core = _strip_filler(sentence.rstrip(" \"')]}*_").lower())
     if len(core.split()) > 30 or _CHANGE_VERB.search(core) or _ARTIFACT_ONLY.match(core):
         return False
-    m = _MEASURE_ORDER.match(core)
-    if m is None:
+    m = _MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
+    if m is None or not _CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False
     if _THEN_MEASURE.search(core, m.end()):
         return True
-    return not _RUN_VERB.match(m.group(1)) and bool(topics(core))
+    if m.re is _MEASURE_VERB and _BREAKDOWN_OR_DIFF.match(m.group(1) + core[m.end():]):
+        return True  # "break the 1.34x down by input config", "git diff against the last green commit"
+    rest = _TOOL_WORDS.sub(" ", core[m.end():])
+    measured = bool(topics(core) or _MEASURABLE.search(rest))
+    if _RUN_VERB.match(core):  # "run the evaluator end to end and paste the output": a report of a measurement
+        return measured and _THEN_REPORT.search(core, m.end()) is not None
+    return measured
 
 
 def _asks_within(s: str) -> bool:
@@ -484,9 +519,11 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives the answer or cause")
         if question and _TAG_FACT.search(ls) and not _WH.match(core) and not _AUX_Q.match(core):
             reasons.append("states a fact to confirm")
+        if _HANDS_OVER.match(core):
+            reasons.append("hands over a fact")
         if _HYPOTHESIS.match(core):
             reasons.append("offers a cause")
-        if question and (_LEADING.search(core) or _LEADING_BETTER.match(core)):
+        if question and (_LEADING.search(core) or _LEADING_BETTER.match(core) or _CANT_IT.match(core)):
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")
@@ -515,7 +552,8 @@ def classify(text: str, via: str | None = None) -> Classification:
     spans = sentence_spans(prose)
     sents = [prose[a:b] for a, b in spans]
     flags = [is_interrogative(s) for s in sents]
-    if not any(flags):  # an order to measure asks when nothing else in the message does
+    if not any(flags) and not any(_CHANGE_VERB.search(_strip_filler(s.lower())) for s in sents):
+        # an order to measure asks when nothing else in the message asks, nor orders a change
         flags = [measurement_order(s) for s in sents]
     info = information_markers(text, sents, flags)
     if via == "ask_user_question":

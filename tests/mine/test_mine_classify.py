@@ -347,11 +347,22 @@ MEASUREMENT_ORDERS = [
     "can u confirm the mma path is taken at runtime and not the scalar fallback for hdim 96",
     "count the bank conflicts in the transpose stage",
     "measure achieved occupancy on the largest shape",
+    "pls build with -Xptxas -v and paste the register + spill lines",
+    "pls repeat the measurement, I want min/median/max over ~10 runs before we keep this change",
+    "validate vs reference on every input config rn and paste the worst diff",
+    "break the 1.34x down by input config",
+    "ncu --set full on the topk kernel, paste the warp state stats section",
+    "git diff against the commit where correctness was still green pls",
+    "pls look for cudaMalloc / cudaMemset in the API trace during the benchmark loop",
+    "run the unmodified starting kernel again so we compare apples to apples",
+    "you say it's done -- run the official evaluator end to end and paste the final output",
 ]
 ORDERS_THAT_ARE_DIRECTIVES = [
     "Profile it with ncu.", "Show me the SASS of rmsnorm.cu.", "benchmark it again", "Rerun the full evaluation.",
     "profile it with ncu and save the report", "run the tests", "check the logs",
     "measure it and then update the tile size to 128", "time it and commit",
+    "Profile the biggest scenario with ncu and show me the summary.", "dump the logs",
+    "Do a search on 0.43 and count the \"?\" symbols. Then fix all of them please.",
 ]
 
 
@@ -368,3 +379,36 @@ def test_an_order_naming_only_a_tool_a_run_or_a_change_is_a_directive(text):
 def test_an_order_to_measure_after_a_question_is_not_a_second_question():
     c = classify("Is the win noise? Show me the spread.")
     assert c.label == "question" and c.question_part.startswith("Is the win noise?")
+
+
+QUESTIONS_AS_TYPED = [
+    "for the moe scenarios whats the total tile count you launch and how does it divide across the sms",
+    "ncu says what for l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum vs requests in the rope kernel",
+    "u sure its on the hopper tensor core path? look at the sass",
+]
+FACTS_AND_TECHNIQUES_AS_QUESTIONS = [
+    "did you know ncu serializes kernels and flushes caches between replays, so its durations differ?",
+    "fyi the evaluator flushes L2 between reps?",
+    "can't ldmatrix.x4.trans do that transpose for free?",
+    "isn't rsqrtf good enough here instead of 1.0f/sqrtf?",
+    "wouldn't a persistent kernel hide the launch gaps?",
+]
+SETTINGS_THAT_ARE_NOT_QUESTIONS = [
+    "For manual-commit we know what the agents wrote out of the shadow commits.",
+    "in /repo/git-ai is an open source repo that does attribution via git notes",
+]
+
+
+@pytest.mark.parametrize("text", QUESTIONS_AS_TYPED)
+def test_questions_as_steerers_type_them(text):
+    assert classify(text).label == "question", (text, classify(text))
+
+
+@pytest.mark.parametrize("text", FACTS_AND_TECHNIQUES_AS_QUESTIONS)
+def test_a_fact_or_a_technique_asked_as_a_question_is_information(text):
+    assert classify(text).label == "information", (text, classify(text))
+
+
+@pytest.mark.parametrize("text", SETTINGS_THAT_ARE_NOT_QUESTIONS)
+def test_a_setting_before_a_clause_is_not_a_question(text):
+    assert classify(text).label != "question", (text, classify(text))
