@@ -23,7 +23,7 @@ def scored():
 
 #: one candidate per question on each set after round 6 (RESULTS.md): floors, tuned on
 FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 9, "g": 10, "h": 10, "i": 10, "j": 10, "k": 10, "l": 9,
-          "m": 10, "n": 8, "o": 8, "p": 7}
+          "m": 10, "n": 9, "o": 10, "p": 9}
 
 
 def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
@@ -33,11 +33,11 @@ def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
     assert all(got[k] >= FLOORS[k] for k in FLOORS), got
     one = sum(got.values())
     total = sum(scored[k]["questions"] for k in FLOORS)
-    assert one >= 0.93 * total, got
+    assert one >= 0.95 * total, got
 
 
 def test_no_information_message_is_proposed_as_a_question(scored):
-    for name in "abcdefghijk" + "l":
+    for name in "abcdefghijklmnop":
         assert scored[name]["information_proposed"] == [], name
 
 
