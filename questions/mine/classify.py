@@ -421,6 +421,9 @@ _CHANGE_VERB = _rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(?:update|fix|add|wri
                    r"post|attach|open|close|log|record|note)\b")
 _BREAKDOWN_OR_DIFF = _rx(r"^(?:break\b|(?:git\s+)?(?:diff|compare)\s+(?:[\w.-]+\s+){0,4}?(?:against|vs\.?|versus|"
                         r"between|with|since|to)\b)")
+#: a standing instruction ("report medians from here on"): how to work, not a measurement asked now
+_STANDING = _rx(r"\b(?:from (?:now|here) on|going forward|from now|in (?:the )?future|every time|each time|"
+                r"always|never|whenever)\b")
 #: tools and artifacts: naming them is not naming what is measured ("profile it with ncu")
 _TOOL_WORDS = _rx(r"\b(?:ncu|nsys|nsight(?:\s+(?:compute|systems))?|profiler?|profile|sass|ptx|report|summary)\b")
 
@@ -429,7 +432,8 @@ def measurement_order(sentence: str) -> bool:
     """Whether one sentence orders a measurement to be made and reported (not a change): the asking of
     a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
     core = _strip_filler(sentence.rstrip(" \"')]}*_").lower())
-    if len(core.split()) > 30 or _CHANGE_VERB.search(core) or _ARTIFACT_ONLY.match(core):
+    if (len(core.split()) > 30 or _CHANGE_VERB.search(core) or _ARTIFACT_ONLY.match(core)
+            or _STANDING.search(core)):
         return False
     m = _MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
     if m is None or not _CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order

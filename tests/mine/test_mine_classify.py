@@ -363,6 +363,7 @@ ORDERS_THAT_ARE_DIRECTIVES = [
     "measure it and then update the tile size to 128", "time it and commit",
     "Profile the biggest scenario with ncu and show me the summary.", "dump the logs",
     "Do a search on 0.43 and count the \"?\" symbols. Then fix all of them please.",
+    "report medians over 100 runs from here on, not best-of-10",
 ]
 
 
