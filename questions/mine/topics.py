@@ -60,6 +60,21 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\bclock64\b", "cycle counter"),
     # the "tail" of the grid is a wave, the "tail" of a row is an edge shape
     (r"\btail (?:wave|effect)s?\b", "partial last wave"),
+    # a place in a kernel ("in the hot loop") is a scope, not the question where the time goes
+    (r"\b(?:in|inside|within|of|for) the hot (?:loop|path)\b", "in the main loop"),
+    # starting or stopping "the clock" around a launch is the timer, not the GPU's clock
+    (r"\b(?:stop|start|stops|starts|stopping|starting|stopped|started|read|reads) the (?:clock|stopwatch)\b", "stop the timer"),
+    # a barrier named as a stall reason ("long_scoreboard or barrier?") is a stall, not a __syncthreads question
+    (r"\bbarrier (?:stalls?|stalled|stall reason)\b|(?<=scoreboard or )barrier\b|(?<=scoreboard vs )barrier\b",
+     "sync stall"),
+    # the dtype of a scenario grid ("every shape/dtype combo") is a scope, not which precisions are supported
+    (r"\b(shapes?|sizes?|scenarios?|cases?|configs?) ?(?:/|and|x) ?dtypes? (combos?|combinations?|pairs?)\b", r"\1 \2"),
+    # gaps or idle time between kernels are launch overhead, not the time split between the kernels
+    (r"\b(overhead|gaps?|idle|idling|bubbles?) between (?:the |your |our )?(?:\d+ |two |three )?(?:\w+ )?(?:kernels|launches)\b",
+     r"\1 between kernels"),
+    # bytes (or flops) over the peak rate is the roofline's minimum time, not a bandwidth achieved
+    (r"\b(?:bytes(?: moved| read| written)?|traffic|flops?) ?(?:/|divided by|over) ?(?:the )?(?:peak |spec |datasheet )?(?:hbm |dram |memory |tensor |compute )?(?:bw|bandwidth|bandwith|peak|throughput|tflops?)\b",
+     "minimum time from the roofline"),
     # "launch bounds" cap registers; they are not launch overhead
     (r"\b_*launch_*bounds_*\b|\blaunch bounds\b", "register cap"),
     # the memory footprint's peak is not peak bandwidth, and peak bandwidth is not the footprint
@@ -96,7 +111,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"(?:numbers?|timings?|figures?|ratios?|results?) (?:move|jump|bounce|wobble|drift)\w*",
                r"consistent across (?:runs|repeats)", r"stable across", r"margin of error",
                r"(?:speedup|gain|win|number|result|timing) reproduce\w*", r"reproduce the (?:speedup|gain|win|number|timing)",
-               r"how stable is (?:the|that|this) (?:number|timing|speedup|measurement|result)", r"(?:timing|runtime) distribution")),
+               r"how stable is (?:the|that|this) (?:number|timing|speedup|measurement|result)", r"(?:timing|runtime) distribution",
+               r"(?:if|whether) (?:the |that |this |it |our |ur |your )?(?:[\d.]+x?|number|speedup|gain|win|result|ratio|improvement)s? (?:still )?holds?(?: up)?",
+               r"(?:number|speedup|gain|win|result|ratio|improvement)s? (?:still )?holds? up", r"(?:without|w/o|w/out) changing anything",
+               r"(?:repeatab\w+|repeatable)", r"(?:same|identical) (?:binary|build|code)[^?.!\n]{0,30}(?:again|twice|repeated\w*|times)",
+               r"run[- ]to[- ]run (?:variance|variation|spread|noise|jitter)")),
     ("seed_vs_seed", (r"seed (?:vs\.?|versus|against|compared (?:to|with)) (?:the )?seed",
                       r"(?:seed|baseline|kernel) (?:vs\.?|versus|against|with|compared to) itself",
                       r"baseline (?:vs\.?|versus|against) (?:the )?baseline", r"(?:same|identical) kernel on both sides",
@@ -109,7 +128,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cache_state", (r"flush\w*", r"cold[- ]?(?:cache|l2|run|numbers?|timings?)", r"warm[- ]?(?:cache|l2)",
                      r"hot[- ]?(?:cache|l2)", r"cache scrub", r"staying resident across", r"memset between runs",
                      r"cold or warm", r"warm or cold", r"(?:still )?cached from", r"clear(?:s|ed|ing)? the (?:\w+ )?l2",
-                     r"l2 (?:flush|clear|scrub|thrash)\w*", r"reuse the same buffers?", r"warm-?up runs?", r"warmup",
+                     r"l2 (?:flush|clear|scrub|thrash)\w*", r"reuse the same buffers?",
                      r"(?:timing|time|numbers?|measured|measure|it|speedup) cold", r"already (?:resident|in (?:the )?l2|cached)",
                      r"(?:sits?|fits?|stays?|lives?|resident) in (?:the )?(?:\d+ ?mb )?l2(?=[^?.!\n]{0,60}\b(?:tim\w*|speed\w*|win|gain|numbers?|bench\w*|cold|measur\w*)\b)",
                      r"(?:tim\w*|speed\w*|win|gain|numbers?|bench\w*)[^?.!\n]{0,60}(?:sits?|fits?|stays?|resident) in (?:the )?(?:\d+ ?mb )?l2",
@@ -120,18 +139,32 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"what (?:are|is) (?:you|it|the harness) timing", r"timing the same thing", r"timer", r"cudaeventelapsedtime",
                r"cudaeventrecord", r"wall time", r"perf_counter", r"do_bench", r"triton\.testing", r"timing (?:loop|method\w*)",
                r"how many (?:reps|repetitions|timed iterations|warm-?up iterations)", r"cudadevicesynchronize", r"host syncs?",
-               r"synchroni[sz]\w* (?:inside|in|within) the (?:timed|timing) (?:region|loop)", r"sync(?:hroni[sz]e)? (?:before|after) (?:the )?(?:timer|timing|launch)")),
+               r"synchroni[sz]\w* (?:inside|in|within) the (?:timed|timing) (?:region|loop)", r"sync(?:hroni[sz]e)? (?:before|after) (?:the )?(?:timer|timing|launch)",
+               r"torch\.cuda\.synchronize", r"stop the timer", r"timer code", r"measurement (?:setup|method\w*|procedure|loop|code)",
+               r"bench(?:mark)?(?:ing)? (?:loop|script|code|setup|methodology|procedure)",
+               r"(?:script|code|harness|loop|setup) (?:you|u|we) (?:bench|time|benchmark|measure)\w*(?: with)?",
+               r"(?:warm-?up|warmup) (?:count|iters|iterations|steps|runs?) (?:and|,|/|vs\.?)",
+               r"how many (?:warm-?up |timed )?(?:iterations|iters|reps|repeats|trials)",
+               r"(?:median|mean|min|average) or (?:median|mean|min|average|best)", r"best[- ]of[- ]\d+",
+               r"how (?:exactly )?(?:are|r) (?:you|u) (?:timing|measuring|benchmarking)")),
     # -- where the time goes
     ("launch_count", (r"how many (?:cuda )?(?:kernels?|launches)", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
                       r"launches per", r"kernels? (?:get )?launched per", r"separate kernels?", r"all (?:the )?launches",
                       r"kernels in the trace", r"extra (?:kernel|launch)e?s?", r"second (?:kernel|launch)",
                       r"launch count", r"one launch or", r"extra (?:[\w/]+ ){0,2}kernels?", r"kernels? around (?:yours|it|ours|the \w+)",
-                      r"extra (?:copies|memcpys|memsets|casts)", r"kern\w*[^?.]{0,60}\b(?:a single|one) (?:call|invocation|forward(?: call| pass)?)")),
+                      r"extra (?:copies|memcpys|memsets|casts)", r"separate (?:\w+ )?kernels?", r"(?:one|a single|single) fused kernel",
+                      r"(?:one|a single) kernel or (?:two|several|multiple|more|many)", r"fused into (?:one|a single) (?:kernel|launch)",
+                      r"(?:list|count)\w* (?:every|each|all the|the) (?:cuda |gpu )?kernels?", r"kernels? (?:that )?(?:fire|run|launch)\w* (?:for|per|in)",
+                      r"count the kernels", r"kernels? per (?:call|iteration|forward|step|invocation)", r"kern\w*[^?.]{0,60}\b(?:a single|one) (?:call|invocation|forward(?: call| pass)?)")),
     ("timing_crosscheck", (r"independent(?:ly)? of the (?:eval|evaluator|harness)", r"external profiler", r"gpu__time_duration",
                            r"gpu time duration", r"(?:gpu|kernel) duration matches", r"compared to the harness", r"time it yourself",
                            r"timing artifact", r"(?:nsys|ncu|profiler) says? the kernel (?:itself )?takes", r"agree with (?:that|the) timing",
                            r"profiler agree\w*", r"matches the [\d.]+ ?(?:ms|us) the evaluator", r"cross-?check\w* the tim\w*",
-                           r"(?:ncu|nsys|profiler)(?:'s)? (?:duration|time) (?:match|agree)\w*")),
+                           r"(?:ncu|nsys|profiler)(?:'s)? (?:duration|time) (?:match|agree)\w*",
+                           r"(?:nsys|ncu|nsight|profiler|trace)\w*[^?.]{0,30}\bagree\w*", r"agree\w* with (?:ur|your|the|our|its) (?:timer|timing|harness|evaluator|numbers?)",
+                           r"(?:different|another|second|independent|separate) (?:timing method|timer|way to time|profiler|measurement method)",
+                           r"(?:kernel )?durations? from (?:a |the )?(?:trace|profiler|nsys|ncu)",
+                           r"(?:verify|confirm|check|validate) (?:the |that )?(?:speedup|timing|number|[\d.]+ ?(?:us|ms)) (?:with|using|in|against) (?:a |an |the )?(?:different|another|independent|nsys|ncu|profiler|external)")),
     ("baseline_profile", (r"profil\w+ (?:of )?(?:the )?(?:seed|baseline|original|reference)(?: kernel)?",
                           r"(?:ncu|nsys|nsight(?: compute| systems)?|profiler?) (?:on|of|for) (?:the )?(?:seed|baseline|original|reference)",
                           r"(?:seed|baseline|original|reference)(?: kernel)?(?:'s)? (?:ncu |nsight )?(?:profile|report|ncu)",
@@ -167,7 +200,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"(?:stages?|phases?|passes|steps|parts|sections) (?:separately|individually|on (?:its|their) own)",
                     r"(?:time|measure|profile)d? (?:the )?[\w/ -]{1,40} separately",
                     r"(?:breakdown|split|break\w* down)(?: of the (?:\w+ )?time)? by (?:phase|stage|section|part|step|pass)",
-                    r"(?:take|takes|cost|costs) on (?:its|their) own", r"what fraction is the", r"what fraction of [\w' ]{1,30}(?:time|runtime) is",
+                    r"(?:take|takes|cost|costs) on (?:its|their) own", r"what fraction is the", r"what fraction of (?!the ideal|ideal|the theoretical|theoretical|the minimum|peak)[\w' ]{1,30}(?:time|runtime) is",
                     r"what (?:that|the|this) (?:\w+ )?(?:pass|stage|phase|step|epilogue|prologue|loop) costs",
                     r"how (?:much time|long) (?:does|do) the (?:[\w-]+ ){0,2}(?:epilogue|prologue|write-?back|stores?|reduction|pass|stage|phase|step) take",
                     r"how long is the (?:epilogue|prologue|write-?back|reduction|second pass|first pass)",
@@ -184,7 +217,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        r"spend their cycles", r"(?:spend|spending) (?:their|its) time waiting", r"time waiting",
                        r"warp_issue_stalled\w*", r"pcsamp\w*", r"warps? (?:are )?(?:actually )?waiting",
                        r"what are (?:the )?warps (?:doing|waiting)", r"latency[- ]bound", r"(?:which|what) stalls? (?:dominat\w*|reason)",
-                       r"stalls? dominat\w*")),
+                       r"stalls? dominat\w*",
+                       r"warps? (?:are |is )?(?:\w+ )?stall(?:ed|ing|s)", r"sync stall", r"stall_\w+", r"stalled_\w+",
+                       r"(?:smsp__)?average_warp_latency\w*", r"warp cycles per (?:issued )?instruction", r"cpi stack")),
     ("issue_rate", (r"ipc", r"issue slots?(?: utili[sz]\w*)?", r"eligible warps?", r"no eligible", r"scheduler stat\w*",
                     r"warp scheduler", r"issued? (?:active|rate|efficiency)", r"instructions per cycle",
                     r"sm__inst_executed\w*", r"inst_executed", r"issue active", r"one instruction per cycle")),
@@ -197,7 +232,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"cuda ?graphs?", r"graph (?:capture|replay)", r"host (?:wall )?time", r"device-side",
                          r"(?:cpu|python|dispatch|framework|sync\w*) overhead", r"idle gaps?", r"(?:timeline|trace) gaps?",
                          r"(?:timeline|trace|gaps?|idle|bubbles?) between (?:your|our|the) kernels",
-                         r"actual gpu work", r"gpu work vs")),
+                         r"actual gpu work", r"gpu work vs",
+                         r"(?:overhead|gaps?|idle|idling|bubbles?) between kernels", r"gaps? between (?:the )?(?:launches|kernels|calls)",
+                         r"(?:gpu|device) (?:is |sits? |sitting |stays? )?idl\w* between", r"cuda_api_sum", r"api (?:time|call time)s?",
+                         r"cudalaunchkernel", r"launch (?:rate|throughput)")),
     ("waves", (r"waves?", r"partial last wave", r"last-?wave", r"partial (?:last )?wave", r"ctas? (?:vs|versus|on|/)",
                r"how many ctas(?! (?:can |will |could )?fit)", r"(?:total )?tile count", r"(?:number of|how many) tiles",
                r"(?:divide|divides|split|splits|spread|spreads|distribut\w+) (?:\w+ )?(?:across|over|among) (?:the |all (?:the )?)?(?:\d+ )?sms", r"block count", r"grid (?:size|dims?|dimensions)", r"fill the (?:machine|gpu|sms)",
@@ -217,7 +255,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"xptxas", r"ptxas(?: -v| info| output| report\w*| says)?", r"maxrregcount", r"launch__registers\w*",
                    r"registers_per_thread", r"regsiters", r"resource[- ]usage", r"--resource-usage", r"res-usage", r"register (?:usage|pressure|cap|file|budget)",
                    r"how many (?:registers|regs)", r"register cap", r"local (?:loads|stores)", r"spill (?:stores|loads)",
-                   r"compile output", r"regs? usage", r"registers? (?:does|do|is) (?:it|the \w+(?: \w+)?) us\w+")),
+                   r"compile output", r"regs? usage", r"stl", r"ldl", r"stl/ldl", r"ldl/stl",
+                   r"local (?:load|store)s?", r"register[- ]limited", r"registers? (?:used|allocated)", r"registers? (?:does|do|is) (?:it|the \w+(?: \w+)?) us\w+")),
     ("bank_conflicts", (r"bank conf\w*", r"bank_conflicts", r"conflict-free", r"conflicts? in (?:smem|shared)",
                         r"wavefronts?", r"(?:smem|shared) (?:replays?|conflicts?)", r"conflc\w*",
                         r"shared (?:load|store)s?(?:/store)? conflicts?", r"swizzl\w*", r"bank confl\.?",
@@ -229,10 +268,18 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"cache line per thread", r"different cache line", r"(?<!smem )(?<!shared )(?<!shared-mem )load efficiency", r"gld_efficiency",
                     r"(?<!smem )(?<!shared )(?<!shared-mem )(?<!shared memory )(?:memory )?access pattern", r"excessive sectors",
                     r"lsu_mem_global\w*", r"lsu mem global", r"sectors? (?:per|/) ?(?:warp |global |thread )?(?:requests?|loads?|access\w*|instructions?)",
-                    r"transactions per request", r"(?:l1 |global )?transaction efficiency", r"l1 transactions?", r"coalesced addresses")),
+                    r"transactions per request", r"how many (?:\d+ ?b(?:yte)? |\d+-byte )?sectors",
+                    r"sectors? (?:does|do) (?:each|a|every|the|one) (?:\w+ )?(?:warp|request|load|ldg|instruction|access)",
+                    r"(?:gmem|global|gld|global[- ]memory|dram) (?:access |load |store )?efficiency", r"access efficiency",
+                    r"(?:gmem|global[- ]memory|global) access pattern", r"sectors? touched", r"l1tex__t_(?:sectors|requests)\w*", r"\d+ ?b sectors?",
+                    r"(?:l1 |global )?transaction efficiency", r"l1 transactions?", r"coalesced addresses")),
     ("vector_loads", (r"vectori[sz]ed (?:loads?|stores?|access\w*|reads?|writes?)", r"(?:loads?|stores?|accesses|reads?) (?:are |get |being )?vectori[sz]ed", r"ld\.global\.v[24]", r"ldg\.e\.(?:64|128)", r"ldg\.128", r"128-?bit (?:loads?|stores?|access\w*)",
                       r"float4 (?:loads?|stores?)", r"wide loads?", r"v4 loads?", r"scalar (?:loads?|ld\.global)",
-                      r"(?:16|32|64|128)[- ]?byte[- ]aligned", r"pointer alignment", r"alignment of the (?:pointer|address|base|rows?)")),
+                      r"(?:16|32|64|128)[- ]?byte[- ]aligned",
+                      r"(?:load|store|access|ld|ldg|ld\.global)s? widths?", r"width of the (?:\w+ )?(?:loads?|stores?|accesses|ld instructions)",
+                      r"what width", r"(?:4|8|16|32|64|128) ?b(?:yte)? (?:accesses|loads?|stores?|ldgs?)", r"scalar (?:ldgs?|accesses|stores?)",
+                      r"ldg\.e(?:\.(?:32|64|128))?", r"stg\.e\.(?:64|128)", r"(?:float2|float4|int4|uint4|half2|bf162) (?:accesses|loads?|stores?|reads?)",
+                      r"pointer alignment", r"alignment of the (?:pointer|address|base|rows?)")),
     ("l2_hit", (r"l2 hit\w*", r"l1 hit\w*", r"hit rate", r"hit ratio", r"hit ?%", r"sector_hit\w*", r"lts__t_sector\w*",
                 r"served (?:\w+ )?(?:out of|from) (?:the )?l2", r"last[- ]level cache", r"stay in l2", r"misses l2",
                 r"(?:comes|coming) from l2", r"re-?reading from (?:hbm|dram)", r"l2 (?:miss|misses|reuse)", r"miss rate",
@@ -275,14 +322,21 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"grep (?:the )?(?:sass|ptx|cubin)", r"cubin", r"fatbin")),
     ("arch_target", (r"(?:built|compiled|compile|build|target\w*|generated) (?:\w+ )?for (?:sm_?\d+a?|compute_\d+a?|hopper|blackwell|the h\d00)",
                      r"-arch", r"--gpu-architecture", r"-?gencode", r"plain sm_?\d+", r"target arch\w*",
-                     r"sm_?\d+a? (?:vs\.?|or|instead of) (?:plain )?sm_?\d+a?")),
+                     r"sm_?\d+a? (?:vs\.?|or|instead of) (?:plain )?sm_?\d+a?",
+                     r"list-elf", r"--list-elf", r"native (?:sm_?|compute_)?\d{2,3}a?", r"(?:ptx|sass|it|kernel|cubin)(?: is)? (?:getting |being |gets )?jit(?:'?d|ted|ed|-compiled)",
+                     r"(?:sm_?|arch |compute_)?\d{2,3} or (?:sm_?|compute_)?\d{2,3}a", r"(?:sm_?|arch |compute_)?\d{2,3}a or (?:sm_?|compute_)?\d{2,3}",
+                     r"arch(?:itecture)? (?:flags?|target|string|list)", r"arch \d{2,3}a?", r"which (?:gpu )?arch(?:itecture)?s?",
+                     r"(?:cuda_)?architectures", r"torch_cuda_arch_list", r"sm_?\d+a? (?:cubin|binary|sass|code)", r"embedded (?:cubins?|ptx|sass|elf)")),
     ("flop_count", (r"flop count", r"flops? (?:does|do|per)", r"count the flops", r"redundant compute",
                     r"floating-point work", r"minimal flop", r"ideal flop", r"how many flops",
                     r"minimum (?:number of )?bytes", r"bytes (?:moved )?and flops")),
     ("lower_bound", (r"lower bound", r"upper bound on (?:the )?speed\w*", r"theoretical (?:minimum|min|best) (?:time|runtime)",
                      r"(?:the )?floor in", r"roofline bound", r"speed of light", r"minimum (?:possible )?(?:time|runtime)",
                      r"ceiling should we expect", r"(?:flops|bw|bandwidth)[- ]limited or", r"best (?:possible|achievable) time",
-                     r"how fast could (?:it|this) (?:possibly )?(?:be|go)")),
+                     r"how fast could (?:it|this) (?:possibly )?(?:be|go)",
+                     r"ideal (?:runtime|time|kernel time)", r"fraction of (?:the )?(?:ideal|theoretical (?:min\w*|best))",
+                     r"can'?t (?:get|go|be made) (?:any )?faster", r"(?:bytes moved|flops) ?/ ?(?:peak|hbm|bw|bandwidth)",
+                     r"flops ?/ ?peak", r"sol (?:time|bound)")),
     ("limit_origin", (r"property of the (?:hardware|gpu|h\d00)", r"hardware(?:'s)? limit", r"design limit",
                       r"limit (?:of|set by) (?:the )?(?:gpu|hardware|h\d00)", r"hardware or (?:of )?(?:your|the) (?:design|kernel)",
                       r"set by the h\d00", r"how the kernel is built",
@@ -323,7 +377,20 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("code_diff", (r"what changed since", r"(?:git )?diff (?:against|since|between|vs\.?|from) (?:the )?(?:commit|last|previous|v\d+|version|passing|good)",
                    r"delta between", r"(?:which|what) (?:lines|edits|changes|files) (?:did you|have you|went|were)",
                    r"(?:since|after|before) the last (?:good|passing|green|working) (?:eval\w*|version|commit|run|build)",
-                   r"(?:between|from) the passing and the failing", r"show (?:me )?the diff", r"where correctness was still")),
+                   r"(?:between|from) the passing and the failing", r"show (?:me )?the diff", r"where correctness was still",
+                   r"git diff(?! (?:of |on |for )?(?:the )?(?:eval\w*|harness|tests?))",
+                   r"diff (?:it |this )?(?:against|since|between|vs\.?|from|with) (?:the )?[\w.]+ (?:commit|version|candidate|one|build|revision)",
+                   r"diff (?:the )?(?:current|new|this|latest) (?:kernel|version|code|candidate)",
+                   r"(?:the one|version|candidate|commit) that was (?:still )?(?:correct|passing|green|working|fast\w*)",
+                   r"(?:what'?s|what is|anything) different (?:from|than|vs\.?|compared to)",
+                   r"(?:lines|code) (?:you|u) (?:touched|changed|edited) since")),
+    ("ablation", (r"ablat\w*", r"(?:without|w/o|minus) (?:the |that |this )?(?:last|latest|previous) (?:patch|change|edit|commit)",
+                  r"revert (?:just |only )?(?:the |that |this )?(?:\w+ )?(?:change|edit|patch|commit|unroll|prefetch\w*|tweak)?(?: and (?:re-?)?(?:time|run|bench|measure))",
+                  r"(?:before|without) (?:this|that|the last|your last) (?:change|edit|patch|commit)",
+                  r"which (?:of the )?(?:\d+ |two |three |four )?(?:edits|changes|patches|commits|tweaks) (?:actually )?(?:gave|made|bought|caused|helped|matter\w*)",
+                  r"a/b (?:the|each|that|this)", r"(?:each|which) (?:change|edit|tweak)(?:'s)? (?:contribution|share|effect)",
+                  r"(?:credit|attribut\w+) (?:the )?(?:speedup|gain|win)", r"(?:change|edit|patch|tweak) on its own",
+                  r"one (?:change|edit) at a time", r"git stash")),
     ("vs_previous", (r"(?:previous|last|prior|earlier) best", r"best so far", r"vs\.? (?:v|candidate )\d+", r"(?:than|vs\.?|versus|over) (?:the )?(?:previous|prior|earlier) (?:candidate|version|attempt)")),
     ("compile_time", (r"compile time", r"compilation time", r"build time", r"how long (?:does it|do they) take to (?:compile|build)",
                       r"jit (?:time|overhead|compil\w*)")),
@@ -336,7 +403,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"corner cases?", r"power-of-two", r"not divisible", r"non-power-of-(?:2|two)", r"not a power of (?:2|two)",
                      r"tail handling", r"boundary (?:check|tiles?|conditions?|handling)", r"garbage in the tail", r"in the tail",
                      r"uneven", r"leftover", r"weird (?:sizes|shapes)", r"prime (?:sizes|dims|lengths)", r"cleanup (?:loop|kernel)",
-                     r"divide evenly", r"bounds? check\w*",
+                     r"divide evenly", r"bounds? check\w*", r"odd (?:\w+ )?(?:sizes?|lengths?|shapes?|dims?|dimensions?)",
+                     r"(?:aren'?t|arent|not|isn'?t|isnt) (?:\w+ )?(?:tile[- ])?aligned", r"(?:seqlen|seq_len|n|m|k|d|hidden|dim|len) ?=? ?\d+ instead of \d+",
                      # an odd size given as the case to check ("seqlen=1 or s=2047", "N=4095 cols", "d=96 or n=1000")
                      r"(?:seqlen|seq_len|seq|len|length|s|n|m|k|d|hidden|cols|rows|dim|vocab) ?= ?\d*[13579]",
                      r"(?:seqlen|seq_len|s|n|m|k|d|hidden|dim) ?= ?\d+ or (?:seqlen|seq_len|s|n|m|k|d|hidden|dim) ?= ?\d+")),
@@ -353,9 +421,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"which elements (?:are )?wrong", r"rmse", r"l2 error", r"cosine similarity", r"allclose", r"assert_close",
                     r"max_abs\w*", r"how wrong", r"error (?:stats|statistics|metrics)", r"abs(?:olute)? and rel(?:ative)?", r"how (?:large|big) (?:is|are) the (?:errors?|diffs?|mismatch\w*|deviations?)",
                     r"(?:error|accuracy|tolerance|numerical) (?:headroom|margin|budget)",
-                    r"(?:headroom|margin) (?:against|to|under|below|vs\.?) (?:the )?(?:atol|rtol|tol\w*|threshold)")),
+                    r"(?:headroom|margin) (?:against|to|under|below|vs\.?) (?:the )?(?:atol|rtol|tol\w*|threshold)",
+                    r"(?:largest|biggest|max\w*|worst) (?:elementwise |element-wise |per-element |absolute |abs )?(?:diff|difference|error|mismatch|deviation)s?",
+                    r"elementwise (?:diff|error|difference)s?", r"how close (?:are|is) the (?:outputs?|results?)", r"worst[- ]case deviation")),
     ("correctness_run", (r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
-                         r"(?:validate|verify|check)\w* (?:\w+ )?(?:vs\.?|against) (?:the )?reference", r"accuracy (?:sweep|check|test)s?")),
+                         r"(?:validate|verify|check)\w* (?:\w+ )?(?:vs\.?|against) (?:the )?reference", r"accuracy (?:sweep|check|test)s?",
+                         r"run (?:the )?correctness", r"correctness on")),
     ("tolerance_change", (r"(?:loosen|widen|relax|raise|bump|change|increase)\w* (?:the )?(?:tol\w*|atol|rtol)",
                           r"(?:tol\w*|atol|rtol) (?:was |been |got )?(?:loosened|widened|relaxed|raised|changed|touched|modified|bumped)",
                           r"touch(?:ed)? the (?:tol\w*|checker|threshold)")),
@@ -375,7 +446,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"bit[- ]exact\w*", r"same (?:results?|outputs?) every (?:time|run)", r"torch\.equal", r"array_equal",
                      r"(?:run|call) (?:it )?twice", r"compare the outputs", r"diff out\d* (?:vs\.?|and|against) out\d*",
                      r"(?:results?|outputs?) (?:change|vary|differ)\w* (?:across|between|over) (?:repeated |multiple |two |identical )?(?:runs|calls|invocations|launches)",
-                     r"(?:across|between) repeated (?:calls|invocations|launches)", r"(?:identical|same) inputs?[^?.]{0,40}(?:differ|identical|equal)")),
+                     r"(?:across|between) repeated (?:calls|invocations|launches)",
+                     r"diff (?:two|both|the two) (?:outputs?|results?|runs?)", r"outputs? (?:of|from) (?:identical|the same) inputs?", r"(?:identical|same) inputs?[^?.]{0,40}(?:differ|identical|equal)")),
     ("work_skipped", (r"skip\w* (?:the )?work", r"full computation", r"cached between", r"re-?randomi[sz]\w*",
                       r"fresh (?:random )?inputs?", r"different inputs? each", r"change the input", r"same buffer",
                       r"memoi[sz]\w*", r"change accordingly", r"result cach\w*", r"still do(?:es)? the (?:full )?work",
@@ -423,7 +495,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"fa[234]", r"vendor(?: library| lib)?", r"stack up against", r"flashinfer", r"xformers",
                          r"transformer engine", r"liger", r"apex", r"thunderkittens", r"rocblas", r"hipblas", r"onednn", r"mkl",
                          r"(?:library|libraries)(?:'s)? (?:kernel|implementation|version|number)", r"state of the art", r"sota",
-                         r"inductor", r"torch compile", r"upstream (?:kernel|implementation|version|library)", r"pytorch(?:'s)? (?:kernel|implementation|op|eager)", r"eager (?:mode|pytorch|torch)")),
+                         r"inductor", r"torch compile", r"upstream (?:kernel|implementation|version|library)", r"pytorch(?:'s)? (?:kernel|implementation|op|eager)", r"eager (?:mode|pytorch|torch)",
+                         r"scaled_dot_product_attention", r"scaled dot product attention", r"f\.(?:linear|softmax|layer_norm|rms_norm|gelu|silu|conv\dd|embedding|cross_entropy|scaled_dot_product_attention)",
+                         r"(?:library|vendor|framework) (?:baseline|implementation|version|kernel|reference|number)s?", r"cudnn\w*", r"cub(?:::\w+)?",
+                         r"thrust", r"triton\.ops", r"quack", r"deepgemm", r"torch\.ops\.\w+", r"torch\.nn\.functional\.\w+")),
     ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones|shapes?|ratios|speedups|timings|numbers|results)",
                       r"(?:breakdown|break\w* (?:[\w.]+ ){0,2}down|split) by (?:input )?(?:config|configuration|scenario|shape|case|problem size|test)s?(?![\w-])",
                       r"(?:speed\w*|times?|timings?|ms|us|ratios?|slower|faster|[\d.]+x)(?: [^?.!\n]{0,40})? (?:for|on) each (?:of the )?(?:\d+ )?(?:scenarios?|shapes?|cases?|configs?|sizes?|inputs?)",
@@ -438,7 +513,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:anything|any\w*) (?:below|under) 1(?:\.0+)?x", r"below 1(?:\.0+)?x", r"worst first",
                       r"(?:scenarios?|shapes?|cases?) (?:are |is )?slower than (?:the )?(?:seed|baseline)",
                       r"each (?:scenario|shape|case)(?:'s)? (?:speedup|ratio|time)",
-                      r"(?:list|show|print)\w* (?:me )?(?:every|all|the) (?:\w+ )?(?:scenarios?|cases?|shapes?) (?:where|that|which)")),
+                      r"(?:list|show|print)\w* (?:me )?(?:every|all|the) (?:\w+ )?(?:scenarios?|cases?|shapes?) (?:where|that|which)",
+                      r"which (?:shape|scenario|case|config|size|input)s? (?:is|are|was|were) (?:the )?(?:slowest|fastest|worst|best|weakest)",
+                      r"(?:slowest|worst|weakest) (?:shapes?|scenarios?|cases?|configs?|sizes?)",
+                      r"break\w* down (?:the )?(?:[\w.]+ ){0,2}by (?:input )?(?:config|configuration|scenario|shape|case|problem size|test)s?",
+                      r"(?:seed|baseline|ref\w*|their|old) (?:ms|us|µs|time|timings?) (?:vs\.?|/|versus|and|next to) (?:ours|our|ur|your|mine|new|candidate)\b",
+                      r"drag\w* (?:the )?(?:geo ?mean|mean|average) down", r"per[- ](?:scenario|shape|case|config) (?:table|list|breakdown)")),
     ("goal_arithmetic", (r"(?:reach|hit|get to|make|meet) the (?:goal|target)(?: geomean| speedup| ratio)?",
                          r"(?:goal|target) (?:geomean|speedup|ratio)", r"how far (?:from|to|off) the (?:goal|target)",
                          r"needs? to (?:reach|hit) (?:the )?(?:goal|target)")),
@@ -460,6 +540,10 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
      r"|seed (?:now|today|timing|time|number)|re-?time|re-?measure|(?:the |a )(?:seed|baseline) (?:now|again|today)"
      r"|yesterday|flush|cold|cleared|scrub|invalidat|thrash|evict|warm|whole evaluator|full eval|all scenarios|on head|latest|final version"
      r"|torch\.equal|twice|compare the outputs|same input|identical input"),
+    # warm-up runs are about the cache's state, unless they are one setting of the timing loop listed
+    # with the others (reps, iterations, the statistic reported)
+    ("cache_state", (r"warm-?up runs?", r"warm-?up"),
+     r"\breps\b|repetitions|iterations|iters\b|\bcount\b|cuda ?events|median|\bmean\b|how many|timer|timing loop"),
     # the host's overhead is the launch path, unless it is the host's work inside the timed region
     ("launch_overhead", (r"(?:host|api|driver) overhead",), r"alloc|sync|cop(?:y|ies|ying)|timed region"),
     # Triton is a baseline to beat, unless it is the language the kernel is written in (its autotuner)
@@ -474,10 +558,15 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 #: (scope, measurements, read as): a scope names the cases a measurement covers; with one of these
-#: measurements it is read as another scope. Listing errors (or the tuning config chosen) "per
+#: measurements it is read as another scope, or (None) it is only where the measurement is taken. Listing errors (or the tuning config chosen) "per
 #: scenario" is a check over every scenario, not the per-scenario speedups.
-SCOPES: tuple[tuple[str, frozenset[str], str], ...] = (
+SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("per_scenario", frozenset({"error_size", "correctness_run", "nan_inf", "tuning_config"}), "all_scenarios"),
+    # "every shape" of a per-scenario timing table is the table's rows, not a check over all of them
+    ("all_scenarios", frozenset({"per_scenario"}), None),
+    # a sanitizer run on the tail handling or after a barrier change: the sanitizer is what is asked
+    ("edge_shapes", frozenset({"memory_safety"}), None),
+    ("barriers", frozenset({"memory_safety"}), None),
 )
 
 _SENTENCE = re.compile(r"[^.?!\n;]+")
@@ -604,8 +693,10 @@ def respelled(word: str) -> str:
     if len(word) < 6 or any(word[:k] in words for k in range(6, len(word) + 1)):
         return word
     # a word that is another's beginning is an inflection ("permute", "permuted"), not a typo
+    # nor is another ending of the same stem ("produced", "producer"; "counted", "counter")
     hits = {w for n in (len(word) - 1, len(word), len(word) + 1) for w in index.get((n, word[0]), ())
-            if one_edit(word, w) and not (w.startswith(word) or word.startswith(w))}
+            if one_edit(word, w) and not (w.startswith(word) or word.startswith(w))
+            and not (len(w) == len(word) and w[:-1] == word[:-1])}
     if hits:
         return next(iter(hits)) if len(hits) == 1 else word
     # a misspelt stem followed by its ending ("coalsced": "coalsc" + "ed"), the longest stem first;
@@ -655,5 +746,6 @@ def topics(text: str) -> tuple[str, ...]:
     for scope, measurements, read_as in SCOPES:
         if scope in found and found & measurements:
             found.discard(scope)
-            found.add(read_as)
+            if read_as is not None:
+                found.add(read_as)
     return tuple(name for name, _ in TOPICS if name in found)
