@@ -184,7 +184,7 @@ _SOLUTION = [
         r"specialise)\b"),
     _rx(r"^(?:(?:just|maybe|perhaps|then|so|and|also|now|first|please)\s+)*(?:use|try|switch(?: over)? to|go with|"
         r"move|put|store|keep|load|cache|split|batch|stage|overlap|bump|raise|lower|increase|decrease|inline|"
-        r"reorder|replace|launch|compile|add|remove|drop|make|give|set|change|turn)\b"
+        r"reorder|replace|launch|compile|add|remove|drop|make|give(?!\s+(?:me|us)\b)|set|change|turn)\b"
         r"(?!\s+(?:running|rerunning|again|measuring|profiling|timing|it again))"
         r"[^.?!]*?(?:\b" + _SOLUTION_TERMS + r"\b|" + _NUM_PARAM + r")"),
     _rx(r"\b(?:what about|how about|what if (?:you|we)|maybe|perhaps|instead|rather|switch(?: over)? to|go with)\b"
@@ -214,8 +214,12 @@ _LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesn
                       r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
                       r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than)\b|"
                       r"[^?]{0,80}\bbecause\b)")
+#: an input tried: "try seqlen 1000 instead of 1024 ...", "try scaling the inputs up 100x ..."
+_TRY_INPUT = _rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(?:it\s+)?(?:with\s+|on\s+)?"
+                 r"(?:an?\s+|the\s+|some\s+)?(?:[\w.-]+\s+){0,3}?(?:sizes?|shapes?|inputs?|values?|rows?|cases?|"
+                 r"seq_?len\w*|lengths?|dims?|batch(?:es)?|zeros|nans?|infs?|denormals?|magnitudes?|logits)\b")
 #: "did you know ...?", "fyi ...", "just so you know ...": hands the agent a fact
-_HANDS_OVER = _rx(r"^(?:did you know|do you know that|did u know|you know that|fyi|f\.y\.i\.?|just so you know|"
+_HANDS_OVER = _rx(r"^(?:did you know|do you know that|did u know|did (?:you|u) reali[sz]e|you know that|fyi|f\.y\.i\.?|just so you know|"
                   r"for your information|heads[- ]up|note that|remember that|keep in mind)\b")
 #: "can't ldmatrix.x4.trans do that transpose for free?": a technique offered as a question
 _CANT_IT = _rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|won't|wont)\s+(?!(?:you|u|we|i|they|it|this|that|ya|he|she|"
@@ -293,6 +297,7 @@ def is_interrogative(sentence: str) -> bool:
     if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
         rest = core[m.start(1):]
         return bool(_MEASURING.match(rest) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
+                    or (_MEASURE_VERB.match(rest) is not None and measurement_order(rest))
                     or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
     lead = _LEADING_SETTING.match(core)
     if lead and is_interrogative(core[lead.end():]):
@@ -311,7 +316,7 @@ def is_interrogative(sentence: str) -> bool:
     if _PLEASE.search(core) and len(core.split()) <= 20 and (_REPORT_MEASURE.match(core) or (
             (_MEASURABLE.search(core) or topics(core)) and not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core)))):
         return True  # a value asked for ("err numbers pls"), or a measurement ("compare to cuBLAS pls")
-    if _WANT_TO_KNOW.search(core) or _SAYS_WHAT.search(core):
+    if _WANT_TO_KNOW.search(core) or _SAYS_WHAT.search(core) or _WANT_VALUE.match(core):
         return True
     if _TELL_ME_WHAT.search(core):
         return True  # "run ptxas -v on it and tell me regs per thread", "... and tell me what comes out"
@@ -324,6 +329,9 @@ def is_interrogative(sentence: str) -> bool:
 _LEADING_SETTING = _rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
                        r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+\s+){1,6}?"
                        r"(?=(?:what|whats|what's|how|which)\b)")
+#: "i want the number without the last patch", "we need the timings per scenario"
+_WANT_VALUE = _rx(r"^(?:i|we)\s+(?:want|need|'d like|would like|wanna)\s+(?:to see\s+)?(?:the|a|an|some)?\s*"
+                  r"(?:numbers?|figures?|timings?|times?|counts?|values?|breakdown|ratio|speedups?|measurements?)\b")
 #: "ncu says what for l1tex__t_sectors ...", "the profile shows how many ...": asked mid-sentence
 _SAYS_WHAT = _rx(r"\b(?:says?|shows?|gives?|reports?)\s+(?:what|how\s+(?:many|much))\b")
 #: A sentence that opens with its subject and verb is a statement, question mark or not ("we added
@@ -398,17 +406,32 @@ _REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:
 _ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check)[\s,:]+)*"
 #: verbs that measure by themselves
 _MEASURE_VERB = _rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
-                    r"(?:git\s+)?diff|hash|quantify|count|plot|compare|repeat|validate|ncu|nsys|"
+                    r"(?:git\s+)?diff|hash|quantify|count|plot|compare|repeat|validate|ncu|nsys|compute|calculate|work\s+out|"
+                    r"estimate|a/b|ab[- ]test|ablate|cross[- ]?check|"
                     r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
 #: verbs that look at something: they measure when what they look at is measurable
 _LOOK_VERB = _rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|list|print|report|check|verify|confirm|test|feed|paste|grep|"
-                 r"inspect|look\s+(?:for|at|into)|search\s+for)\b")
+                 r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get|fetch|collect|gather|capture|log)\b")
 #: verbs that run or build: they measure only with a report or a comparison asked after them
-_RUN_VERB = _rx(_ORDER_OPEN + r"(run|rerun|re-run|do|build|rebuild|compile|launch|execute)\b")
-_THEN_REPORT = _rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|show|give)\b")
+_RUN_VERB = _rx(_ORDER_OPEN + r"(run|rerun|re-run|do|build|rebuild|compile|launch|execute|try|feed)\b")
+#: running a checker is a measurement ("run compute-sanitizer on it"), and so is running the check on
+#: named inputs ("run correctness on shapes that aren't tile aligned"); "run the tests" is an order
+_RUN_CHECK = _rx(_ORDER_OPEN + r"(?:run|rerun|re-run)\s+(?:(?:compute-sanitizer|cuda-memcheck|sanitizer|memcheck|racecheck|"
+                 r"initcheck|synccheck)\b|(?:the\s+)?(?:correctness|checks?|tests?|eval\w*|reference check)\s+"
+                 r"(?:on|with|for|against)\s+(?:[\w.-]+\s+){0,3}?(?:shapes?|sizes?|inputs?|values?|cases?|seq_?len\w*|"
+                 r"lengths?|dims?|rows?|dtypes?|scenarios?|magnitudes?)\b)")
+#: a setting said before the order: "for the fp8 kernel show me ...", "before calling it finished, show ..."
+_ORDER_SETTING = _rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s+[^,]{1,60},\s+|"
+                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
+                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
+                     r"compare|pull|grab|get|compute|run|rerun)\b))")
+_THEN_REPORT = _rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|show|give|look\s+(?:at|for)|"
+                   r"put\s+it\s+next\s+to)\b")
 _THEN_MEASURE = _rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash)\b|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
                     r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
-                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b")
+                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b|"
+                    r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"
+                    r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
 _ARTIFACT_ONLY = _rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
                      r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
                      r"(?:\s+(?:for|of|in)\s+[\w\s.-]+)?[.!]*$")
@@ -418,7 +441,7 @@ _ARTIFACT_ONLY = _rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show
 _CHANGE_VERB = _rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(?:update|fix|add|write|implement|refactor|rename|commit|"
                    r"push|merge|remove|delete|revert|undo|change|create|install|document|edit|modify|replace|"
                    r"switch|rewrite|port|clean|publish|deploy|file|draft|use|set|make|save|store|keep|upload|send|"
-                   r"post|attach|open|close|log|record|note)\b")
+                   r"post|attach|open|close|record|note)\b")
 _BREAKDOWN_OR_DIFF = _rx(r"^(?:break\b|(?:git\s+)?(?:diff|compare)\s+(?:[\w.-]+\s+){0,4}?(?:against|vs\.?|versus|"
                         r"between|with|since|to)\b)")
 #: a standing instruction ("report medians from here on"): how to work, not a measurement asked now
@@ -432,9 +455,12 @@ def measurement_order(sentence: str) -> bool:
     """Whether one sentence orders a measurement to be made and reported (not a change): the asking of
     a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
     core = _strip_filler(sentence.rstrip(" \"')]}*_").lower())
+    core = core[_ORDER_SETTING.match(core).end():] if _ORDER_SETTING.match(core) else core
     if (len(core.split()) > 30 or _CHANGE_VERB.search(core) or _ARTIFACT_ONLY.match(core)
             or _STANDING.search(core)):
         return False
+    if _RUN_CHECK.match(core):
+        return True
     m = _MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
     if m is None or not _CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False
@@ -531,7 +557,9 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")
-        if _SOLUTION_CORE.match(core) or _SOLUTION_ANY.search(ls) or (_HELP.search(ls) and _TERM.search(ls)):
+        tried_input = _TRY_INPUT.match(core) is not None and measurement_order(s)
+        if not tried_input and (_SOLUTION_CORE.match(core) or _SOLUTION_ANY.search(ls)
+                                or (_HELP.search(ls) and _TERM.search(ls))):
             reasons.append("suggests a solution")
         elif _PROPOSAL.match(core) and s.rstrip().endswith("?"):
             reasons.append("proposes a plan")

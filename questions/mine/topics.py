@@ -415,6 +415,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- is it right
     ("edge_shapes", (r"ragged", r"odd(?:[- ]sized?| lengths?| sizes?| shapes?| dims?)", r"non-?multiple", r"not a multiple",
                      r"isn'?t a multiple", r"aren'?t a multiple", r"doesn'?t divide", r"tail (?:tile|block)s?",
+                     r"(?:isn'?t|aren'?t|not|non-?)\s*multiples? of",
                      r"partial (?:tail )?tiles?", r"non-?aligned", r"unaligned", r"misaligned", r"remainder", r"edge cases?",
                      r"corner cases?", r"power-of-two", r"not divisible", r"non-power-of-(?:2|two)", r"not a power of (?:2|two)",
                      r"tail handling", r"boundary (?:check|tiles?|conditions?|handling)", r"garbage in the tail", r"in the tail",

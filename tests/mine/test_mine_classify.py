@@ -356,6 +356,20 @@ MEASUREMENT_ORDERS = [
     "pls look for cudaMalloc / cudaMemset in the API trace during the benchmark loop",
     "run the unmodified starting kernel again so we compare apples to apples",
     "you say it's done -- run the official evaluator end to end and paste the final output",
+    "pull the launch stats + occ numbers for softmax at 4096x32000",
+    "for the fp8 kernel show me the mma ops in the disassembly",
+    "pls grab an nsys trace and look at the gaps between launches",
+    "try seqlen 1000 instead of 1024 and run the check",
+    "run correctness on shapes that arent tile aligned",
+    "run compute-sanitizer on it",
+    "cross-check the 41us with an external profiler",
+    "A/B the prefetch change on its own pls",
+    "compute flops/time for attn fwd at hdim 128 and show it",
+    "can u diff the current kernel vs the one that was still correct",
+    "before calling it finished, show the complete eval log",
+    "log gridDim/blockDim for each scenario",
+    "git stash, rebuild, rerun -- i want the number without the last patch",
+    "how close are the outputs numerically? give me the worst-case deviation from the reference, bf16 and fp16 both",
 ]
 ORDERS_THAT_ARE_DIRECTIVES = [
     "Profile it with ncu.", "Show me the SASS of rmsnorm.cu.", "benchmark it again", "Rerun the full evaluation.",
@@ -364,6 +378,8 @@ ORDERS_THAT_ARE_DIRECTIVES = [
     "Profile the biggest scenario with ncu and show me the summary.", "dump the logs",
     "Do a search on 0.43 and count the \"?\" symbols. Then fix all of them please.",
     "report medians over 100 runs from here on, not best-of-10",
+    "log a linear improvement for it", "run the tests on it",
+    "Can you check the numbers on the latest commit again, just in case?",
 ]
 
 
@@ -393,6 +409,8 @@ FACTS_AND_TECHNIQUES_AS_QUESTIONS = [
     "can't ldmatrix.x4.trans do that transpose for free?",
     "isn't rsqrtf good enough here instead of 1.0f/sqrtf?",
     "wouldn't a persistent kernel hide the launch gaps?",
+    "did u realise the eval has a bf16 case with seq_len 1? that's where the last attempt blew up",
+    "try vectorizing the loads with float4 and tell me the time",
 ]
 SETTINGS_THAT_ARE_NOT_QUESTIONS = [
     "For manual-commit we know what the agents wrote out of the shadow commits.",
