@@ -319,7 +319,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"dense peak", r"math peak", r"mfu", r"flop ?utili[sz]ation", r"sm__throughput", r"compute throughput",
                       r"compute sol", r"sol sm", r"tensor (?:core )?peak",
                       r"% of peak (?:tensor |fp16 |bf16 |fp8 |dense )?(?:flops|tflops|compute|math)", r"sm throughput", r"peak (?:tensor |fp16 |bf16 |fp8 )?flops",
-                      r"flops? (?:achieved|utili[sz]ation|efficiency)", r"achieved flops")),
+                      r"flops? (?:achieved|utili[sz]ation|efficiency)", r"achieved flops",
+                      r"flops? ?(?:/|over|divided by) ?(?:the )?(?:time|runtime|duration|t|ms|us|seconds?|secs?|elapsed)",
+                      r"2 ?\* ?m ?\* ?n ?\* ?k(?: ?\* ?\w+)? ?/ ?\w+")),
     ("tensor_cores", (r"tensor[- ]?cores?", r"tcs?", r"hgmma", r"tensor pipe", r"pipe tensor", r"pipe_tensor", r"wgmma", r"hmma",
                       r"imma", r"qgmma", r"mmas?", r"tensor (?:units?|pipes?|math|engines?)", r"mma path", r"ffma", r"fma", r"tcgen05", r"mma\.sync", r"warpgroup mma",
                       r"tensor op", r"tensor_op\w*", r"mma instructions?", r"umma")),
@@ -378,7 +380,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("unrolling", (r"(?:is|was|did|does) (?:the |that |this )?(?:\w+ )?loop (?:get |got |being |been )?unrolled",
                    r"unrolled (?:or not|fully|by the compiler)", r"did (?:the compiler|nvcc|ptxas) unroll", r"pragma unroll (?:take|work|apply)")),
     ("tuning_config", (r"autotun\w*", r"which (?:config|configuration|tile size|block size) (?:did|does|was|is|won)",
-                       r"best (?:config|configuration|tile size)", r"launch config\w*", r"what block size", r"blockdim",
+                       r"best (?:config|configuration|tile size)", r"launch config\w*", r"what block size",
                        r"how many threads per block (?:does|do|is|are)", r"tuning sweep", r"block_[mnk]", r"num_warps", r"best_config",
                        r"(?:chosen|selected|picked|winning) (?:[\w/]+ )?(?:config\w*|tiles?|tile sizes?|variants?|instantiations?|params|parameters|block sizes?)",
                        r"(?:config\w*|tiles?|variants?|instantiations?|params|parameters|entry) (?:did |does |was |were |is )?(?:won|wins|chosen|picked|selected)",
@@ -500,7 +502,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"row of -?inf", r"every logit in a row", r"zero keys", r"nothing to attend")),
     ("magnitude", (r"~?\d+e\d+", r"extreme[- ]?(?:magnitude|values?|inputs?|activations?)", r"big values", r"large (?:values|inputs|magnitudes?|logits)",
                    r"large[- ]magnitude", r"scal\w* (?:x|the inputs?|inputs?) by \d+", r"scal\w* (?:(?:the )?inputs? )?(?:by )?x ?\d+", r"saturat\w*", r"overflow\w*",
-                   r"huge (?:positives?|values?|inputs?|logits)", r"~?\d{4,}(?= in (?:fp16|bf16|half))",
+                   r"huge (?:positives?|values?|inputs?|logits)",
+                   r"scal\w* (?:the |all )?(?:inputs?|values|logits|activations|x) (?:up )?(?:by )?(?:\d+ ?x|x ?\d+|\d+)",
+                   r"(?:near|close to|around|at) (?:the )?(?:fp16|bf16|half|float16) (?:max|limit|range)",
+                   r"(?:row )?max (?:is|gets) (?:big|large|huge)", r"big (?:row max|values|logits|inputs|activations)", r"~?\d{4,}(?= in (?:fp16|bf16|half))",
                    r"values? (?:~|around |above |near )\d{3,}", r"dynamic range")),
     ("contiguity", (r"non-?contiguous", r"contiguous", r"strided (?:slice|view|input|tensor)s?", r"transposed view",
                     r"strides?", r"stride ?!=", r"permuted", r"padded leading dim", r"lda", r"leading dim\w*",
@@ -571,6 +576,8 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("launch_overhead", (r"(?:host|api|driver) overhead",), r"alloc|sync|cop(?:y|ies|ying)|timed region"),
     # Triton is a baseline to beat, unless it is the language the kernel is written in (its autotuner)
     ("vendor_baseline", (r"triton",), r"autotun|best_config|config|block_[mnk]|num_warps|@triton|triton kernel|tl\."),
+    # the block's dimensions are a launch setting chosen, unless printed with the grid (a wave count)
+    ("tuning_config", (r"blockdim",), r"griddim|grid ?dims?|grid size|waves?|ctas"),
     # the number of pipeline stages, unless it is one knob of a tuning config listed with others
     ("overlap", (r"num_stages",), r"block_[mnk]|num_warps|config|autotun"),
     # back-to-back runs are about noise, unless it is the seed run beside the candidate (a fresh baseline)

@@ -126,6 +126,8 @@ def test_the_domain_table_names_what_is_measured(text, topic):
     ("is the kernel register-bound after the unroll", "registers"),
     ("did anything in the harness get modified", "harness_integrity"),
     ("F.scaled_dot_product_attention on the same inputs, how long", "vendor_baseline"),
+    ("2*M*N*K / t for the 8k case?", "compute_peak"),
+    ("multiply the inputs? no: scale the logits up by 50x, any inf?", "magnitude"),
 ])
 def test_round_7_vocabulary_names_its_measurement(text, topic):
     assert topic in topics(text), (text, topics(text))
@@ -182,6 +184,8 @@ def test_round_7_vocabulary_names_its_measurement(text, topic):
     ("memcheck the ragged tail pls", "memory_safety", "edge_shapes"),
     ("synccheck after you removed the __syncthreads?", "memory_safety", "barriers"),
     ("print every shape with seed ms vs our ms", "per_scenario", "all_scenarios"),
+    ("print gridDim and blockDim for the 4k case", "waves", "tuning_config"),
+    ("which blockDim did the launcher settle on", "tuning_config", "waves"),
     ("the timing loop that produced the 0.3 ms", "timer", "overlap"),  # "produced" is not "producer"
 ])
 def test_an_ambiguous_word_is_read_in_its_context(text, topic, not_topic):
