@@ -21,13 +21,13 @@ def scored():
     return {p.stem[-1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
-#: one candidate per question on each set after round 7 (RESULTS.md): floors, tuned on
-FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 9, "g": 10, "h": 10, "i": 10, "j": 10, "k": 10, "l": 9,
-          "m": 10, "n": 9, "o": 10, "p": 10, "q": 9, "r": 10, "s": 10, "t": 10}
+#: one candidate per question on each set after round 8 (RESULTS.md): floors, tuned on
+FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i": 10, "j": 10, "k": 10, "l": 9,
+          "m": 10, "n": 9, "o": 10, "p": 10, "q": 9, "r": 10, "s": 10, "t": 10, "u": 10, "v": 8, "w": 7, "x": 8}
 
 
 def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
-    # A-T were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
+    # A-X were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
     # it keeps a change from losing what they taught
     got = {k: scored[k]["one_candidate"] for k in FLOORS}
     assert all(got[k] >= FLOORS[k] for k in FLOORS), got

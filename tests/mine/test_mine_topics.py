@@ -66,7 +66,7 @@ def test_near_words_do_not_name_another_topic(text, topic):
     ("is it memory bound or compute bound at this size?", "bound_type"),
     ("time FlashAttention-3 on the same shape for comparison", "vendor_baseline"),
     ("compare against torch.nn.functional.layer_norm pls", "vendor_baseline"),
-    ("does it still give finite outputs with inputs scaled x1000", "magnitude"),
+    ("does it still give finite outputs with inputs scaled x1000", "nan_inf"),
     ("was that from the current code or an older build", "full_eval"),
     # typos in the table's words are read as the words
     ("any bank conflits on the stores?", "bank_conflicts"),
@@ -127,7 +127,7 @@ def test_the_domain_table_names_what_is_measured(text, topic):
     ("did anything in the harness get modified", "harness_integrity"),
     ("F.scaled_dot_product_attention on the same inputs, how long", "vendor_baseline"),
     ("2*M*N*K / t for the 8k case?", "compute_peak"),
-    ("multiply the inputs? no: scale the logits up by 50x, any inf?", "magnitude"),
+    ("multiply the inputs? no: scale the logits up by 50x, any inf?", "nan_inf"),
 ])
 def test_round_7_vocabulary_names_its_measurement(text, topic):
     assert topic in topics(text), (text, topics(text))
@@ -176,6 +176,17 @@ def test_round_7_vocabulary_names_its_measurement(text, topic):
     ("short_scoreboard or barrier, which is it in the epilogue", "stall_reasons", "barriers"),
     ("any idle gaps between the two kernels in the trace?", "launch_overhead", "kernel_breakdown"),
     ("bytes read / peak HBM bandwidth: what floor does that give", "lower_bound", "bandwidth_achieved"),
+    # round 8: a claimed limit is asked as the distance to the floor, whatever evidence it names;
+    # an ablation's change is where it is timed; counting the launch API's calls counts launches;
+    # drifting from a float64 reference is an error; a warp reading a contiguous line is coalescing
+    ("is it really at the hardware limit? show the SOL section", "lower_bound", "bound_type"),
+    ("you claim it's compute-bound limit: achieved vs theoretical occupancy?", "lower_bound", "occupancy"),
+    ("turn off the cp.async pipelining by itself and re-time", "ablation", "overlap"),
+    ("how many cudaLaunchKernel calls per step", "launch_count", "launch_overhead"),
+    ("how far does the output drift from an fp64 reference", "error_size", "noise"),
+    ("does each warp load a contiguous 128B segment?", "coalescing", "contiguity"),
+    ("which lines differ from the commit before the regression", "code_diff", "regression"),
+    ("did the full eval pass on every shape", "full_eval", "all_scenarios"),
     ("what does the speed of light section say, memory or compute?", "bound_type", "lower_bound"),
     ("how many warmup iterations and reps does the bench use", "timer", "cache_state"),
     ("is the timing warm? do you do warmup runs before the flush", "cache_state", "timer"),
