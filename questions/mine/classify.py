@@ -92,7 +92,8 @@ _IMPERATIVE = _rx(
     r"describe|note|mention|include|exclude|skip|ignore|drop|wrap|finish|publish|deploy|upload|download|"
     r"walk|help|do|ensure|capture|attach|track|tag|label|file|draft|plan|design|research|unblock|learn|"
     r"switch|checkout|check out|cd|ssh|send|post|reply|ask|rewrite|port|split|consider|think|simplify|"
-    r"don't|do not|dont|never|always|avoid|quantify|analy[sz]e|inspect|instrument|assert)\b")
+    r"don't|do not|dont|never|always|avoid|quantify|analy[sz]e|inspect|instrument|assert|disable|enable|"
+    r"turn off|turn on)\b")
 _ACK = _rx(r"^(?:yes|yeah|yep|yup|ya|y|no|nope|nah|ok|okay|k|kk|sure|fine|great|good|nice|cool|thanks|thank you|"
            r"thx|ty|perfect|awesome|done|correct|right|exactly|agreed|makes sense|sounds good|lgtm|got it|"
            r"option \w|both|neither|all of them|all three|either|the first|the second|the first one|"
@@ -123,6 +124,8 @@ _HW_FACT = _rx(r"\b(?:h100|h200|h800|a100|b200|b100|gb200|gh200|l40s?|mi300x?|rt
                r"(?:has|have|is|are|supports?|can do|does|gives|offers|runs at|holds|peaks at|tops out|"
                r"only has|doesn't have|does not have|lacks?|won't|can't)\b")
 _ANSWER = [
+    _rx(r"^(?:that's|thats|that is|there's|theres|this is)\s+(?:your|the|our)\s+(?:\w+\s+)?(?:bug|problem|issue|failure|"
+        r"culprit|cause|regression|slowdown|mismatch)\b"),
     _rx(r"\b(?:the|your|this|that|our|its|my)\s+(?:bug|problem|issue|reason|answer|fix|culprit|bottleneck|"
         r"mistake|error|slowdown|regression|cause|trick|solution|limit|limiter|catch)\s+(?:is|was|are|lies|"
         r"comes|sits|must be)\b"),
@@ -159,7 +162,9 @@ _SOLUTION_TERMS = (
 _NUM_PARAM = (r"\b(?:to|by|of)\s+\d+\b|\b(?:\d+|two|three|four|eight|sixteen|thirty-two)\s*(?:warps?|threads?|blocks?|stages?|registers?|regs|tiles?|"
               r"elements?|bytes?|kb|-?way|-?wide|lanes?|buffers?|ctas?)\b")
 _SOLUTION = [
-    _rx(r"\b(?:have you tried|did you try|have you considered|did you consider)\b(?!\s+(?:running|rerunning|"
+    _rx(r"^(?:(?:just|then|so|and)\s+)*do\s+(?:it|this|that|the\s+\w+)\s+(?:in|with|using|via)\s+\w+"),
+    _rx(r"\b(?:have you tried|did you try|have you considered|did you consider|have you thought about|"
+        r"did you think about|have you thought of)\b(?!\s+(?:running|rerunning|"
         r"measuring|profiling|timing|checking|looking|comparing|printing|counting|testing|it again|again))"),
     _rx(r"\b(?:would|could|might|will|can)\s+(?:it|that|this)\s+help\s+(?:to|if)\b"),
     _rx(r"\bwhy not\s+(?!(?:more|less|yet|now|faster|slower|higher|lower|better|worse|so|too|as|all|every|"
@@ -212,7 +217,8 @@ _LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wo
 _LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^?]{0,30}\bthe\s+"
                       r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+)?(?:fix|answer|solution|problem|issue|cause|"
                       r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
-                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than)\b|"
+                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than|"
+                      r"beat|beats|outperform\w*|win)\b|"
                       r"[^?]{0,80}\bbecause\b)")
 #: an input tried: "try seqlen 1000 instead of 1024 ...", "try scaling the inputs up 100x ..."
 _TRY_INPUT = _rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(?:it\s+)?(?:with\s+|on\s+)?"
@@ -250,6 +256,10 @@ _SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 
 
+#: An order named before a colon, its object after it: one sentence ("table: case | seed | ours",
+#: "A/B it: with vs without the last commit", "check memory workload analysis: l2 hit ratio").
+_LABEL_ORDER = re.compile(r"^(?:pls\s+|please\s+)?(?:table|tabulate|ablate|a/b|ab test|check|measure|profile|time|compare|"
+                          r"diff|count|dump|list|show)\b(?:\s+[\w/.-]+){0,3}$", re.I)
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|vs|etc|approx|cf|resp|incl|eq|fig)\.", re.I)
 
 
@@ -260,6 +270,7 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
         text = _ABBREV.sub(lambda m: m.group(0)[:-1] + "\u2024", text)  # a one-dot leader: not a full stop
     spans = []
     pos = 0
+    glue = False
     for m in list(_SPLIT.finditer(text)) + [None]:
         end = m.start() if m is not None else len(text)
         a, b = pos, end
@@ -268,7 +279,10 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
         while b > a and text[b - 1] in ' \t"':
             b -= 1
         if b > a:
+            if spans and glue:  # "table: case, seed ms, ours ms", "ablate: turn off X and measure"
+                a = spans.pop()[0]
             spans.append((a, b))
+        glue = m is not None and text[m.start():m.end()].startswith(":") and _LABEL_ORDER.match(text[a:b]) is not None
         if m is not None:
             pos = m.end()
     return tuple(spans)
@@ -361,7 +375,7 @@ _ASKS_FOR_ACTION = _rx(r"\b(?:can|could|would|will|should|shall)\s+(?:we|you|u|i
 _MEASURABLE = _rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|error|err|diff|spread|variance|stdev|std|time|timing|"
                   r"latency|throughput|bandwidth|occupancy|count|sizes?|mix|ncu|nsys|profile|hit|conflicts?|spills?|"
                   r"registers?|regs|tflop/?s|gb/s|tb/s|values?|speedup|geomean|cycles|stalls?|sass|ptx|measurements?|"
-                  r"min|max|median|mean)\b")
+                  r"min|max|median|mean|achieved|peak|utili[sz]ation|efficiency|percent(?:age)?)\b")
 #: A value asked for with a "please" ("err numbers pls", "ncu occupancy for attn_fwd please").
 _PLEASE = _rx(r"\b(?:pls|plz|please|plez)\b")
 #: An imperative that asks for a report of something ("list every case where ...", "show which ...").
@@ -407,11 +421,15 @@ _ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sa
 #: verbs that measure by themselves
 _MEASURE_VERB = _rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
                     r"(?:git\s+)?diff|hash|quantify|count|plot|compare|repeat|validate|ncu|nsys|compute|calculate|work\s+out|"
-                    r"estimate|a/b|ab[- ]test|ablate|cross[- ]?check|"
+                    r"estimate|a/b|ab[- ]test|ablate|cross[- ]?check|table|tabulate|"
                     r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
 #: verbs that look at something: they measure when what they look at is measurable
-_LOOK_VERB = _rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|list|print|report|check|verify|confirm|test|feed|paste|grep|"
+_LOOK_VERB = _rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|feed|paste|grep|"
                  r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get|fetch|collect|gather|capture|log)\b")
+#: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
+#: report the timing", "turn off the double buffering and measure")
+_ABLATION = _rx(_ORDER_OPEN + r"(?:disable|turn\s+off|switch\s+off|remove|drop|revert|undo|comment\s+out|back\s+out)\s+"
+                r"[^,.;]{1,60}?\b(?:and|then)\s+(?:re-?)?(?:measure|time|bench\w*|profile|report|tell|compare|rerun|run)\b")
 #: verbs that run or build: they measure only with a report or a comparison asked after them
 _RUN_VERB = _rx(_ORDER_OPEN + r"(run|rerun|re-run|do|build|rebuild|compile|launch|execute|try|feed)\b")
 #: running a checker is a measurement ("run compute-sanitizer on it"), and so is running the check on
@@ -456,10 +474,13 @@ def measurement_order(sentence: str) -> bool:
     a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
     core = _strip_filler(sentence.rstrip(" \"')]}*_").lower())
     core = core[_ORDER_SETTING.match(core).end():] if _ORDER_SETTING.match(core) else core
-    if (len(core.split()) > 30 or _CHANGE_VERB.search(core) or _ARTIFACT_ONLY.match(core)
-            or _STANDING.search(core)):
+    if len(core.split()) > 30 or _ARTIFACT_ONLY.match(core) or _STANDING.search(core):
         return False
-    if _RUN_CHECK.match(core):
+    if _ABLATION.match(core):
+        return True
+    if _CHANGE_VERB.search(core):
+        return False
+    if _RUN_CHECK.match(core) or _ABLATION.match(core) or _TRY_INPUT.match(core):
         return True
     m = _MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
     if m is None or not _CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order

@@ -370,6 +370,13 @@ MEASUREMENT_ORDERS = [
     "log gridDim/blockDim for each scenario",
     "git stash, rebuild, rerun -- i want the number without the last patch",
     "how close are the outputs numerically? give me the worst-case deviation from the reference, bf16 and fp16 both",
+    "table: case | seed us | yours us | ratio. all of them",
+    "A/B it: with vs without the last commit",
+    "ablate: turn off the double buffering and measure",
+    "disable that opt by itself and report the timing so we know it's pulling its weight",
+    "try seqlen=1 and seqlen=1000 pls",
+    "prove it. achieved vs peak pls",
+    "give me the speedup for each shape separately, not just the geomean",
 ]
 ORDERS_THAT_ARE_DIRECTIVES = [
     "Profile it with ncu.", "Show me the SASS of rmsnorm.cu.", "benchmark it again", "Rerun the full evaluation.",
@@ -378,7 +385,8 @@ ORDERS_THAT_ARE_DIRECTIVES = [
     "Profile the biggest scenario with ncu and show me the summary.", "dump the logs",
     "Do a search on 0.43 and count the \"?\" symbols. Then fix all of them please.",
     "report medians over 100 runs from here on, not best-of-10",
-    "log a linear improvement for it", "run the tests on it",
+    "log a linear improvement for it", "run the tests on it", "disable the old path and commit",
+    "remove the debug prints and rebuild",
     "Can you check the numbers on the latest commit again, just in case?",
 ]
 
@@ -411,6 +419,9 @@ FACTS_AND_TECHNIQUES_AS_QUESTIONS = [
     "wouldn't a persistent kernel hide the launch gaps?",
     "did u realise the eval has a bf16 case with seq_len 1? that's where the last attempt blew up",
     "try vectorizing the loads with float4 and tell me the time",
+    "why are you computing the row max in fp16? do it in fp32, that's your tolerance failure",
+    "have you thought about warp specialization, producer/consumer warpgroups? that's what FA3 does on hopper",
+    "wouldn't a radix sort beat the bitonic one for 1M keys?",
 ]
 SETTINGS_THAT_ARE_NOT_QUESTIONS = [
     "For manual-commit we know what the agents wrote out of the shadow commits.",
