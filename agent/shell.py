@@ -18,14 +18,18 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from evaluator.hosting import visible_dirs
 from evaluator.sandbox import (INSTALL_HINT, Confinement, Sandbox, credential_paths, die_with_parent,
                                find_sandbox)
+
+_REPO_ROOT = Path(__file__).resolve().parent.parent
 
 KILL_GRACE_S = 0.3
 POLL_S = 0.05
@@ -113,15 +117,22 @@ def sandbox_note(sandbox: Sandbox) -> str:
     return note if note.startswith("unsandboxed") else f"unsandboxed: {note}"
 
 
+def own_code_dirs() -> tuple[Path, ...]:
+    """KernelSeek's checkout and its interpreter's prefixes, where the sandbox's private /tmp would
+    hide them (a clone under /tmp): a confined command still runs our Python and sees the
+    repository read-only, as it does anywhere else."""
+    return visible_dirs((_REPO_ROOT, Path(sys.prefix), Path(sys.base_prefix)))
+
+
 def tool_confinement(workspace: str | os.PathLike, writable: tuple = (), readable: tuple = (), *,
                      network: bool = False) -> Confinement:
     """What an agent's command may touch: its workspace (and `writable` extras) read-write;
-    everything else read-only, `readable` (the task folder) visible even where it lies under the
-    private /tmp; credential stores hidden."""
+    everything else read-only, `readable` (the task folder) and our own code visible even where
+    they lie under the private /tmp; credential stores hidden."""
     ws = Path(workspace).resolve()
     return Confinement(writable=(ws, *(Path(w).resolve() for w in writable)),
-                       readable=tuple(Path(r).resolve() for r in readable), hidden=tuple(credential_paths()),
-                       network=network, chdir=ws)
+                       readable=(*(Path(r).resolve() for r in readable), *own_code_dirs()),
+                       hidden=tuple(credential_paths()), network=network, chdir=ws)
 
 
 def run_shell(command: str, *, cwd: str | os.PathLike, env: dict[str, str], timeout_s: float,

@@ -44,6 +44,7 @@ from agent.claude_code.proxy import ApiProxy
 from agent.conversation import human_text
 from agent.prompt import task_prompt
 from agent.tools import ToolInputError
+from agent.shell import own_code_dirs
 from evaluator.sandbox import Confinement, credential_paths, die_with_parent
 from sessions.importers.claude_code import ClaudeCodeTranslator
 
@@ -244,7 +245,8 @@ class ClaudeCodeAgent(Agent):
         sandbox = host.sandbox
         if sandbox.confines:
             argv = sandbox.wrap(inner, Confinement(
-                writable=(host.paths.workspace, self.state_dir), readable=(self._rundir, host.task.dir),
+                writable=(host.paths.workspace, self.state_dir),
+                readable=(self._rundir, host.task.dir, *own_code_dirs()),
                 hidden=tuple(credential_paths()), network=False, chdir=host.paths.workspace))
         else:
             argv = inner
