@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from questions.mine.orders import CHANGE_VERB, MEASURE_VERB, TRY_INPUT, measurement_order
+from questions.mine.phrases import CONTENT, FILLER, MEASURABLE, rx, strip_filler
 from questions.mine.topics import topics
 
 _DIGIT = re.compile(r"\d")
@@ -40,66 +42,60 @@ class Classification:
     question_part: str  # for questions: the interrogative sentences (and measurement requests after them)
 
 
-def _rx(p: str) -> re.Pattern:
-    return re.compile(p, re.I)
-
-
-_FILLER = _rx(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|wait|then|well|now|right|alright|plus|quick question|"
-              r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|\+|-|>)[\s,:;.!-]+)+")
-_WH = _rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys|"
-          r"wat|wats|wht|waht|whta)\b")  # (as typed in a hurry)
+_WH = rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys|"
+         r"wat|wats|wht|waht|whta)\b")  # (as typed in a hurry)
 _AUX = (r"(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|am|isn't|aren't|doesn't|"
         r"didn't|won't|wouldn't|shouldn't|can't|haven't|hasn't|don't|weren't|wasn't|'s|'re)")
 # Without a question mark, a wh-word opens a question unless it opens a clause: "when you're done
 # ...", "where we left off", "how the structure works", "which most people don't", "what I wanted
 # to change was this".
-_WH_CLAUSE = _rx(r"^(?:what\s+(?:i|we|you|they|he|she|people)\s+(?!" + _AUX + r"\b|need to know)\w+|"
-                 r"which\s+(?:most|means|meant|makes|made|also|would mean|is why|was why)\b|"
-                 r"(?:when|where|how|while|whenever|wherever|who)\s+(?!" + _AUX + r"\b|much\b|many\b|long\b|"
-                 r"far\b|often\b|close\b|fast\b|slow\b|big\b|large\b|small\b|come\b|exactly\b|else\b)"
-                 r"(?:i|we|you|youre|you're|they|he|she|it|its|it's|the|a|an|this|that|these|those|our|your|"
-                 r"my|their|people|users|someone|somebody|anyone|anybody|one|nobody)\b)")
-_AUX_Q = _rx(r"^(?:(?:u|you|ya)(?=\s+sure\b)|r(?=\s+(?:u|you|we|they)\b)|is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
-             r"weren't|isnt|arent|doesnt|didnt|will|would|should|shall|may|might|won't|wouldn't|shouldn't|"
-             r"am|any)\b")
+_WH_CLAUSE = rx(r"^(?:what\s+(?:i|we|you|they|he|she|people)\s+(?!" + _AUX + r"\b|need to know)\w+|"
+                r"which\s+(?:most|means|meant|makes|made|also|would mean|is why|was why)\b|"
+                r"(?:when|where|how|while|whenever|wherever|who)\s+(?!" + _AUX + r"\b|much\b|many\b|long\b|"
+                r"far\b|often\b|close\b|fast\b|slow\b|big\b|large\b|small\b|come\b|exactly\b|else\b)"
+                r"(?:i|we|you|youre|you're|they|he|she|it|its|it's|the|a|an|this|that|these|those|our|your|"
+                r"my|their|people|users|someone|somebody|anyone|anybody|one|nobody)\b)")
+_AUX_Q = rx(r"^(?:(?:u|you|ya)(?=\s+sure\b)|r(?=\s+(?:u|you|we|they)\b)|is|are|was|were|does|did|has|have|had|isn't|aren't|doesn't|didn't|hasn't|haven't|wasn't|"
+            r"weren't|isnt|arent|doesnt|didnt|will|would|should|shall|may|might|won't|wouldn't|shouldn't|"
+            r"am|any)\b")
 # "might be in the docs", "should have checked": a modal with no subject is a statement
-_AUX_NOT_Q = _rx(r"^\w+\s+(?:be|been|being|have|not|also|just|probably|need|needs|to|go|do|get|work|help)\b|"
-                 r"^have\s+(?:a\s+(?:look|go|try|think|read|peek|quick look)|fun)\b")
-_CAN_Q = _rx(r"^(?:can|could|cannot|can't|couldn't)\s+(?!you\b|u\b|we\b|ya\b)\w")
+_AUX_NOT_Q = rx(r"^\w+\s+(?:be|been|being|have|not|also|just|probably|need|needs|to|go|do|get|work|help)\b|"
+                r"^have\s+(?:a\s+(?:look|go|try|think|read|peek|quick look)|fun)\b")
+_CAN_Q = rx(r"^(?:can|could|cannot|can't|couldn't)\s+(?!you\b|u\b|we\b|ya\b)\w")
 # "do we ...", "do the loads coalesce": a question; "do a git diff", "do it", "do the same": an order
-_DO_Q = _rx(r"^(?:do|(?:don't|dont)(?=\s+(?:we|you|they|i|he|she|it|these|those)\b))\s+"
-            r"(?!(?:a|an|it|this|that|some|something|nothing|whatever|so|not|what|as|"
-            r"the same|the rest|the following|the other|all of|both of|one|more|less|whatever|them|these changes)\b)"
-            r"\w+(?:\s+\w+)?\s+\w+")
-_REQUEST = _rx(r"^(?:please\s+|pls\s+|so\s+)?(?:can|could|would|will|can't|couldn't)\s+(?:you|u|we|ya)\s+(?:please\s+)?"
-               r"(?:just\s+|quickly\s+|also\s+|maybe\s+|now\s+)?(\w+)")
-_ASK_VERBS = _rx(r"^(?:tell|explain|show|check|verify|confirm|measure|find|figure|see|look|say|describe|"
-                 r"estimate|count|compute|calculate|work|determine|profile|print|compare)\b")
-_WH_ANYWHERE = _rx(r"\b(?:whether|if|why|what|how|which|where|when|who)\b")
-_INDIRECT_Q = _rx(r"^(?:any idea|any ideas|i wonder|i'm wondering|im wondering|i am wondering|i'm curious|"
-                  r"im curious|curious|wondering|do you know|do you have any idea|"
-                  r"(?:tell me|explain|show me|walk me through)\s+(?:why|what|how|whether|which|where|when|if))\b")
-_IMPERATIVE = _rx(
-    r"^(?:please\s+|pls\s+|just\s+|now\s+|first\s*,?\s+|then\s+|next\s*,?\s+|also\s+|and\s+|go ahead and\s+|"
-    r"i need you to\s+|i want you to\s+|i'd like you to\s+|we need to\s+|we should\s+|you need to\s+|"
-    r"make sure\s+|let's\s+|lets\s+|let us\s+)*"
-    r"(?:(?:have|take)\s+a\s+(?:look|go|quick look|peek)|"
-    r"commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
-    r"close|delete|remove|revert|undo|redo|fix|implement|continue|proceed|go|stop|start|restart|read|look|show|"
-    r"explain|print|list|give|profile|measure|time|benchmark|bench|verify|check|make|move|rename|refactor|"
-    r"document|clean|spawn|launch|install|setup|set|keep|save|record|log|report|summari[sz]e|plot|dump|count|"
-    r"compare|repeat|try|use|switch|change|edit|modify|replace|review|investigate|debug|figure|find|search|"
-    r"describe|note|mention|include|exclude|skip|ignore|drop|wrap|finish|publish|deploy|upload|download|"
-    r"walk|help|do|ensure|capture|attach|track|tag|label|file|draft|plan|design|research|unblock|learn|"
-    r"switch|checkout|check out|cd|ssh|send|post|reply|ask|rewrite|port|split|consider|think|simplify|"
-    r"don't|do not|dont|never|always|avoid|quantify|analy[sz]e|inspect|instrument|assert|disable|enable|"
-    r"turn off|turn on)\b")
-_ACK = _rx(r"^(?:yes|yeah|yep|yup|ya|y|no|nope|nah|ok|okay|k|kk|sure|fine|great|good|nice|cool|thanks|thank you|"
-           r"thx|ty|perfect|awesome|done|correct|right|exactly|agreed|makes sense|sounds good|lgtm|got it|"
-           r"option \w|both|neither|all of them|all three|either|the first|the second|the first one|"
-           r"the second one|a|b|c|a then b|b then a|[a-d]\s*(?:and|then|,)\s*[a-d]|public is fine|"
-           r"okay sure|ok sure|sure thing|that works|works for me|go for it|ship it)"
-           r"(?:[\s,.!]+(?:for sure|please|thanks|thank you|sure|then|too|that|works|is fine|one))*[\s.!]*$")
+_DO_Q = rx(r"^(?:do|(?:don't|dont)(?=\s+(?:we|you|they|i|he|she|it|these|those)\b))\s+"
+           r"(?!(?:a|an|it|this|that|some|something|nothing|whatever|so|not|what|as|"
+           r"the same|the rest|the following|the other|all of|both of|one|more|less|whatever|them|these changes)\b)"
+           r"\w+(?:\s+\w+)?\s+\w+")
+_REQUEST = rx(r"^(?:please\s+|pls\s+|so\s+)?(?:can|could|would|will|can't|couldn't)\s+(?:you|u|we|ya)\s+(?:please\s+)?"
+              r"(?:just\s+|quickly\s+|also\s+|maybe\s+|now\s+)?(\w+)")
+_ASK_VERBS = rx(r"^(?:tell|explain|show|check|verify|confirm|measure|find|figure|see|look|say|describe|"
+                r"estimate|count|compute|calculate|work|determine|profile|print|compare)\b")
+_WH_ANYWHERE = rx(r"\b(?:whether|if|why|what|how|which|where|when|who)\b")
+_INDIRECT_Q = rx(r"^(?:any idea|any ideas|i wonder|i'm wondering|im wondering|i am wondering|i'm curious|"
+                 r"im curious|curious|wondering|do you know|do you have any idea|"
+                 r"(?:tell me|explain|show me|walk me through)\s+(?:why|what|how|whether|which|where|when|if))\b")
+_IMPERATIVE = rx(
+                 r"^(?:please\s+|pls\s+|just\s+|now\s+|first\s*,?\s+|then\s+|next\s*,?\s+|also\s+|and\s+|go ahead and\s+|"
+                 r"i need you to\s+|i want you to\s+|i'd like you to\s+|we need to\s+|we should\s+|you need to\s+|"
+                 r"make sure\s+|let's\s+|lets\s+|let us\s+)*"
+                 r"(?:(?:have|take)\s+a\s+(?:look|go|quick look|peek)|"
+                 r"commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
+                 r"close|delete|remove|revert|undo|redo|fix|implement|continue|proceed|go|stop|start|restart|read|look|show|"
+                 r"explain|print|list|give|profile|measure|time|benchmark|bench|verify|check|make|move|rename|refactor|"
+                 r"document|clean|spawn|launch|install|setup|set|keep|save|record|log|report|summari[sz]e|plot|dump|count|"
+                 r"compare|repeat|try|use|switch|change|edit|modify|replace|review|investigate|debug|figure|find|search|"
+                 r"describe|note|mention|include|exclude|skip|ignore|drop|wrap|finish|publish|deploy|upload|download|"
+                 r"walk|help|do|ensure|capture|attach|track|tag|label|file|draft|plan|design|research|unblock|learn|"
+                 r"switch|checkout|check out|cd|ssh|send|post|reply|ask|rewrite|port|split|consider|think|simplify|"
+                 r"don't|do not|dont|never|always|avoid|quantify|analy[sz]e|inspect|instrument|assert|disable|enable|"
+                 r"turn off|turn on)\b")
+_ACK = rx(r"^(?:yes|yeah|yep|yup|ya|y|no|nope|nah|ok|okay|k|kk|sure|fine|great|good|nice|cool|thanks|thank you|"
+          r"thx|ty|perfect|awesome|done|correct|right|exactly|agreed|makes sense|sounds good|lgtm|got it|"
+          r"option \w|both|neither|all of them|all three|either|the first|the second|the first one|"
+          r"the second one|a|b|c|a then b|b then a|[a-d]\s*(?:and|then|,)\s*[a-d]|public is fine|"
+          r"okay sure|ok sure|sure thing|that works|works for me|go for it|ship it)"
+          r"(?:[\s,.!]+(?:for sure|please|thanks|thank you|sure|then|too|that|works|is fine|one))*[\s.!]*$")
 
 # -- information ----------------------------------------------------------------------------------
 
@@ -108,42 +104,42 @@ _HW_NOUN = (r"(?:l1|l2|l3|cache|caches|smem|shared\s+mem(?:ory)?|register\s+file
             r"theoretical|spec|specs|datasheet|rated|nominal|max(?:imum)?|clock|boost)")
 _UNIT_NUM = (r"\d+(?:[.,]\d+)?\s*(?:[kmgt]i?b(?:/s(?:ec)?)?|bytes?|[kmgtp]?flop/?s|[gt]flops|tops|[kmg]hz)\b")
 _HW_NUMBER = [
-    _rx(_HW_NOUN + r"\b[^.?!;]{0,30}?\b" + _UNIT_NUM),
-    _rx(_UNIT_NUM + r"[^.?!;]{0,24}?\b" + _HW_NOUN + r"\b"),
-    _rx(r"\b\d+(?:[.,]\d+)?\s*(?:[kmgtp]?b/s(?:ec)?|[kmgtp]?flop/?s|[gt]flops|tops)\b[^.?!;]{0,40}"
-        r"\b(?:peak|max|maximum|theoretical|spec|limit|ceiling|roofline)\b"),
-    _rx(r"\b(?:peak|max|maximum|theoretical|spec|limit|ceiling|roofline)\b[^.?!;]{0,40}"
-        r"\b\d+(?:[.,]\d+)?\s*(?:[kmgtp]?b/s(?:ec)?|[kmgtp]?flop/?s|[gt]flops|tops)\b"),
-    _rx(r"\b\d+\s*(?:sms|streaming multiprocessors|banks|copy engines|tensor cores|cuda cores|"
-        r"(?:registers|regs)\s+per\s+(?:thread|sm|block)|threads\s+per\s+warp|warps\s+per\s+sm|"
-        r"blocks\s+per\s+sm|bytes\s+per\s+(?:clock|cycle)|kb\s+per\s+sm)\b"),
+    rx(_HW_NOUN + r"\b[^.?!;]{0,30}?\b" + _UNIT_NUM),
+    rx(_UNIT_NUM + r"[^.?!;]{0,24}?\b" + _HW_NOUN + r"\b"),
+    rx(r"\b\d+(?:[.,]\d+)?\s*(?:[kmgtp]?b/s(?:ec)?|[kmgtp]?flop/?s|[gt]flops|tops)\b[^.?!;]{0,40}"
+       r"\b(?:peak|max|maximum|theoretical|spec|limit|ceiling|roofline)\b"),
+    rx(r"\b(?:peak|max|maximum|theoretical|spec|limit|ceiling|roofline)\b[^.?!;]{0,40}"
+       r"\b\d+(?:[.,]\d+)?\s*(?:[kmgtp]?b/s(?:ec)?|[kmgtp]?flop/?s|[gt]flops|tops)\b"),
+    rx(r"\b\d+\s*(?:sms|streaming multiprocessors|banks|copy engines|tensor cores|cuda cores|"
+       r"(?:registers|regs)\s+per\s+(?:thread|sm|block)|threads\s+per\s+warp|warps\s+per\s+sm|"
+       r"blocks\s+per\s+sm|bytes\s+per\s+(?:clock|cycle)|kb\s+per\s+sm)\b"),
 ]
-_HW_FACT = _rx(r"\b(?:h100|h200|h800|a100|b200|b100|gb200|gh200|l40s?|mi300x?|rtx\s?\d{4}|hopper|blackwell|ampere|"
-               r"ada|sm_?\d{2,3}a?|the gpu|this gpu|the card|the l2|the l1|l2|l1|each sm|an sm|every sm|the sm|"
-               r"a warp|each warp|the tensor cores|tensor cores|hbm\w*|tma|the hardware|this chip)\s+"
-               r"(?:has|have|is|are|supports?|can do|does|gives|offers|runs at|holds|peaks at|tops out|"
-               r"only has|doesn't have|does not have|lacks?|won't|can't)\b")
+_HW_FACT = rx(r"\b(?:h100|h200|h800|a100|b200|b100|gb200|gh200|l40s?|mi300x?|rtx\s?\d{4}|hopper|blackwell|ampere|"
+              r"ada|sm_?\d{2,3}a?|the gpu|this gpu|the card|the l2|the l1|l2|l1|each sm|an sm|every sm|the sm|"
+              r"a warp|each warp|the tensor cores|tensor cores|hbm\w*|tma|the hardware|this chip)\s+"
+              r"(?:has|have|is|are|supports?|can do|does|gives|offers|runs at|holds|peaks at|tops out|"
+              r"only has|doesn't have|does not have|lacks?|won't|can't)\b")
 _ANSWER = [
-    _rx(r"^(?:that's|thats|that is|there's|theres|this is)\s+(?:your|the|our)\s+(?:\w+\s+)?(?:bug|problem|issue|failure|"
-        r"culprit|cause|regression|slowdown|mismatch)\b"),
-    _rx(r"\b(?:the|your|this|that|our|its|my)\s+(?:bug|problem|issue|reason|answer|fix|culprit|bottleneck|"
-        r"mistake|error|slowdown|regression|cause|trick|solution|limit|limiter|catch)\s+(?:is|was|are|lies|"
-        r"comes|sits|must be)\b"),
-    _rx(r"\b(?:it's|it is|its|that's|that is|thats|this is|this's|which is)\s+(?:just\s+|probably\s+|likely\s+)?"
-        r"(?:because|due to|caused by)\b"),
-    _rx(r"^because\b"),
-    _rx(r"\b(?:might be|may be|could be|must be|probably|maybe|likely|i think it's|i bet it's|i bet)\s+"
-        r"(?:just\s+)?(?:because|due to|caused by)\b"),
-    _rx(r"\b(?:caused by|is due to|are due to|comes from the|is coming from)\b"),
-    _rx(r"\b(?:you're|you are|it's|it is|its|we're|we are|this is|that's|thats|kernel is|kernel's)\s+"
-        r"(?:\w+\s+)?(?:memory|compute|bandwidth|latency|launch|register|occupancy|issue|l2|dram|smem)[- ]?"
-        r"(?:bound|limited|starved)\b"),
-    _rx(r"\b(?:there's|there is|there are|you have|you've got|it has|it's got)\s+(?:a\s+|an\s+)?"
-        r"(?:bank conflicts?|race|race condition|deadlock|register spill|spills?|off[- ]by[- ]one|bug|typo|"
-        r"leak|overflow|uncoalesced|divergen\w+)\b"),
+    rx(r"^(?:that's|thats|that is|there's|theres|this is)\s+(?:your|the|our)\s+(?:\w+\s+)?(?:bug|problem|issue|failure|"
+       r"culprit|cause|regression|slowdown|mismatch)\b"),
+    rx(r"\b(?:the|your|this|that|our|its|my)\s+(?:bug|problem|issue|reason|answer|fix|culprit|bottleneck|"
+       r"mistake|error|slowdown|regression|cause|trick|solution|limit|limiter|catch)\s+(?:is|was|are|lies|"
+       r"comes|sits|must be)\b"),
+    rx(r"\b(?:it's|it is|its|that's|that is|thats|this is|this's|which is)\s+(?:just\s+|probably\s+|likely\s+)?"
+       r"(?:because|due to|caused by)\b"),
+    rx(r"^because\b"),
+    rx(r"\b(?:might be|may be|could be|must be|probably|maybe|likely|i think it's|i bet it's|i bet)\s+"
+       r"(?:just\s+)?(?:because|due to|caused by)\b"),
+    rx(r"\b(?:caused by|is due to|are due to|comes from the|is coming from)\b"),
+    rx(r"\b(?:you're|you are|it's|it is|its|we're|we are|this is|that's|thats|kernel is|kernel's)\s+"
+       r"(?:\w+\s+)?(?:memory|compute|bandwidth|latency|launch|register|occupancy|issue|l2|dram|smem)[- ]?"
+       r"(?:bound|limited|starved)\b"),
+    rx(r"\b(?:there's|there is|there are|you have|you've got|it has|it's got)\s+(?:a\s+|an\s+)?"
+       r"(?:bank conflicts?|race|race condition|deadlock|register spill|spills?|off[- ]by[- ]one|bug|typo|"
+       r"leak|overflow|uncoalesced|divergen\w+)\b"),
 ]
-_LOCATION = _rx(r"\b(?:in|on|at|near|around)\s+line\s+\d+|\blines?\s+\d+(?:\s*-\s*\d+)?\s+(?:of|in)\b|"
-                r"\b[\w./-]+\.(?:cu|cuh|py|c|cc|cpp|h|hpp|rs|go|js|ts):\d+")
+_LOCATION = rx(r"\b(?:in|on|at|near|around)\s+line\s+\d+|\blines?\s+\d+(?:\s*-\s*\d+)?\s+(?:of|in)\b|"
+               r"\b[\w./-]+\.(?:cu|cuh|py|c|cc|cpp|h|hpp|rs|go|js|ts):\d+")
 _SOLUTION_TERMS = (
     r"(?:wgmma|wmma|mma(?:\.sync)?|tma|cp\.async|ldmatrix|stmatrix|tensor\s?cores?|tensorcores?|cutlass|cute|"
     r"cublas(?:lt)?|cudnn|triton|thrust|cub|cufft|cupy|shared\s+mem(?:ory)?|smem|registers?|warp\s+shuffles?|"
@@ -162,90 +158,86 @@ _SOLUTION_TERMS = (
 _NUM_PARAM = (r"\b(?:to|by|of)\s+\d+\b|\b(?:\d+|two|three|four|eight|sixteen|thirty-two)\s*(?:warps?|threads?|blocks?|stages?|registers?|regs|tiles?|"
               r"elements?|bytes?|kb|-?way|-?wide|lanes?|buffers?|ctas?)\b")
 _SOLUTION = [
-    _rx(r"^(?:(?:just|then|so|and)\s+)*do\s+(?:it|this|that|the\s+\w+)\s+(?:in|with|using|via)\s+\w+"),
-    _rx(r"\b(?:have you tried|did you try|have you considered|did you consider|have you thought about|"
-        r"did you think about|have you thought of)\b(?!\s+(?:running|rerunning|"
-        r"measuring|profiling|timing|checking|looking|comparing|printing|counting|testing|it again|again))"),
-    _rx(r"\b(?:would|could|might|will|can)\s+(?:it|that|this)\s+help\s+(?:to|if)\b"),
-    _rx(r"\bwhy not\s+(?!(?:more|less|yet|now|faster|slower|higher|lower|better|worse|so|too|as|all|every|"
-        r"both|sure|here|there|at all|quite|entirely)\b)[a-z]"),
-    _rx(r"\b(?:have you|did you)\s+(?:thought about|thought of|looked into|looked at|considered)\s+(?:using|"
-        r"adding|switching|moving|putting|making|trying|a|an)\b"),
-    _rx(r"\b(?:wouldn't|won't|isn't|doesn't|shouldn't|would|will)\s+(?:(?:it|that|this)\s+be|[^.?!]{1,40}\s+be)\s+"
-        r"(?:faster|better|quicker|cheaper|simpler|more efficient|the way to go)\b(?!\s+than\s+(?:the\s+)?(?:seed|"
-        r"baseline|reference))"),
-    _rx(r"\b(?:why not (?:use|try|just|switch|do|go|make|put|store|keep|load|move|"
-        r"write|rewrite|run|call|add)|why don't you|why dont you|why do you not|how come you don't|"
-        r"(?:you could try|you should try|you might try|maybe try)(?!\s+(?:running|rerunning|measuring|profiling|timing|"
-        r"checking|comparing|printing|it again|again))|try using|"
-        r"how about using|what about using|instead of using|rather than using|"
-        r"you should use|you need to use|you have to use|you must use|we should use|should be using|"
-        r"could you use|can you use|can't you use|cant you use|couldn't you use|shouldn't you use|"
-        r"wouldn't it be (?:better|faster)|would it be (?:better|faster) to|isn't it (?:better|faster) to|"
-        r"just use|better to use|better off using|replace\s+[^.?!]{1,40}\s+with|"
-        r"rewrite (?:it|this) (?:with|using|in))\b"),
-    _rx(r"^(?:(?:just|maybe|perhaps|then|so|and|also|now|first|please)\s+)*(?:tile|unroll|fuse|vectori[sz]e|pad|"
-        r"swizzle|transpose|prefetch|double[- ]buffer|pipeline|coalesce|hoist|interleave|precompute|specialize|"
-        r"specialise)\b"),
-    _rx(r"^(?:(?:just|maybe|perhaps|then|so|and|also|now|first|please)\s+)*(?:use|try|switch(?: over)? to|go with|"
-        r"move|put|store|keep|load|cache|split|batch|stage|overlap|bump|raise|lower|increase|decrease|inline|"
-        r"reorder|replace|launch|compile|add|remove|drop|make|give(?!\s+(?:me|us)\b)|set|change|turn)\b"
-        r"(?!\s+(?:running|rerunning|again|measuring|profiling|timing|it again))"
-        r"[^.?!]*?(?:\b" + _SOLUTION_TERMS + r"\b|" + _NUM_PARAM + r")"),
-    _rx(r"\b(?:what about|how about|what if (?:you|we)|maybe|perhaps|instead|rather|switch(?: over)? to|go with)\b"
-        r"[^.?!]{0,40}\b" + _SOLUTION_TERMS + r"\b"),
-    _rx(r"\b(?:could you|can you|should you|should we|shouldn't we|you should|you could|you might|we should|"
-        r"we could|you need to|you have to|we need to|i'd|i would|let's|lets)\s+(?:just\s+|also\s+|maybe\s+)?"
-        r"(?:use|try|add|switch|move|put|store|keep|load|apply|enable|turn on|increase|decrease|make|give|"
-        r"change|replace|rewrite|tile|unroll|fuse|pad|swizzle|cache|prefetch|split|batch)\b[^.?!]{0,40}\b"
+    rx(r"^(?:(?:just|then|so|and)\s+)*do\s+(?:it|this|that|the\s+\w+)\s+(?:in|with|using|via)\s+\w+"),
+    rx(r"\b(?:have you tried|did you try|have you considered|did you consider|have you thought about|"
+       r"did you think about|have you thought of)\b(?!\s+(?:running|rerunning|"
+       r"measuring|profiling|timing|checking|looking|comparing|printing|counting|testing|it again|again))"),
+    rx(r"\b(?:would|could|might|will|can)\s+(?:it|that|this)\s+help\s+(?:to|if)\b"),
+    rx(r"\bwhy not\s+(?!(?:more|less|yet|now|faster|slower|higher|lower|better|worse|so|too|as|all|every|"
+       r"both|sure|here|there|at all|quite|entirely)\b)[a-z]"),
+    rx(r"\b(?:have you|did you)\s+(?:thought about|thought of|looked into|looked at|considered)\s+(?:using|"
+       r"adding|switching|moving|putting|making|trying|a|an)\b"),
+    rx(r"\b(?:wouldn't|won't|isn't|doesn't|shouldn't|would|will)\s+(?:(?:it|that|this)\s+be|[^.?!]{1,40}\s+be)\s+"
+       r"(?:faster|better|quicker|cheaper|simpler|more efficient|the way to go)\b(?!\s+than\s+(?:the\s+)?(?:seed|"
+       r"baseline|reference))"),
+    rx(r"\b(?:why not (?:use|try|just|switch|do|go|make|put|store|keep|load|move|"
+       r"write|rewrite|run|call|add)|why don't you|why dont you|why do you not|how come you don't|"
+       r"(?:you could try|you should try|you might try|maybe try)(?!\s+(?:running|rerunning|measuring|profiling|timing|"
+       r"checking|comparing|printing|it again|again))|try using|"
+       r"how about using|what about using|instead of using|rather than using|"
+       r"you should use|you need to use|you have to use|you must use|we should use|should be using|"
+       r"could you use|can you use|can't you use|cant you use|couldn't you use|shouldn't you use|"
+       r"wouldn't it be (?:better|faster)|would it be (?:better|faster) to|isn't it (?:better|faster) to|"
+       r"just use|better to use|better off using|replace\s+[^.?!]{1,40}\s+with|"
+       r"rewrite (?:it|this) (?:with|using|in))\b"),
+    rx(r"^(?:(?:just|maybe|perhaps|then|so|and|also|now|first|please)\s+)*(?:tile|unroll|fuse|vectori[sz]e|pad|"
+       r"swizzle|transpose|prefetch|double[- ]buffer|pipeline|coalesce|hoist|interleave|precompute|specialize|"
+       r"specialise)\b"),
+    rx(r"^(?:(?:just|maybe|perhaps|then|so|and|also|now|first|please)\s+)*(?:use|try|switch(?: over)? to|go with|"
+       r"move|put|store|keep|load|cache|split|batch|stage|overlap|bump|raise|lower|increase|decrease|inline|"
+       r"reorder|replace|launch|compile|add|remove|drop|make|give(?!\s+(?:me|us)\b)|set|change|turn)\b"
+       r"(?!\s+(?:running|rerunning|again|measuring|profiling|timing|it again))"
+       r"[^.?!]*?(?:\b" + _SOLUTION_TERMS + r"\b|" + _NUM_PARAM + r")"),
+    rx(r"\b(?:what about|how about|what if (?:you|we)|maybe|perhaps|instead|rather|switch(?: over)? to|go with)\b"
+       r"[^.?!]{0,40}\b" + _SOLUTION_TERMS + r"\b"),
+    rx(r"\b(?:could you|can you|should you|should we|shouldn't we|you should|you could|you might|we should|"
+       r"we could|you need to|you have to|we need to|i'd|i would|let's|lets)\s+(?:just\s+|also\s+|maybe\s+)?"
+       r"(?:use|try|add|switch|move|put|store|keep|load|apply|enable|turn on|increase|decrease|make|give|"
+       r"change|replace|rewrite|tile|unroll|fuse|pad|swizzle|cache|prefetch|split|batch)\b[^.?!]{0,40}\b"
         + _SOLUTION_TERMS + r"\b"),
 ]
 _VALUE = [
-    _rx(r"\b(?:set|change|make|increase|decrease|bump|raise|lower|reduce|cut|drop|limit|cap)\b[^.?!]{0,40}?"
-        r"\bto\s+(?:just\s+|only\s+|about\s+|around\s+)?(?:\d|one\b|two\b|three\b|four\b|eight\b|sixteen\b|half\b)"),
-    _rx(r"\b(?:use|try)\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b"),
+    rx(r"\b(?:set|change|make|increase|decrease|bump|raise|lower|reduce|cut|drop|limit|cap)\b[^.?!]{0,40}?"
+       r"\bto\s+(?:just\s+|only\s+|about\s+|around\s+)?(?:\d|one\b|two\b|three\b|four\b|eight\b|sixteen\b|half\b)"),
+    rx(r"\b(?:use|try)\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b"),
 ]
-_WITH_SHAPE = _rx(r"\bwith\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b")  # a setting, unless asked about
+_WITH_SHAPE = rx(r"\bwith\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b")  # a setting, unless asked about
 # "the tolerance is 1e-2, right?": a statement handed over with a request to agree
-_TAG_FACT = _rx(r"\b(?:is|are|has|have|was|were|uses?|does|do)\b[^?]{3,},?\s*(?:right|correct|no|yes|isn't it|"
-                r"aren't they|doesn't it|don't they|true)\s*\?\s*$")
-_LEADING = _rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wouldn't|shouldn't|is it not|"
-               r"are we not|are you not|surely)\b[^.?!]{0,40}\b(?:(?:memory|compute|bandwidth|latency|launch|"
-               r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
+_TAG_FACT = rx(r"\b(?:is|are|has|have|was|were|uses?|does|do)\b[^?]{3,},?\s*(?:right|correct|no|yes|isn't it|"
+               r"aren't they|doesn't it|don't they|true)\s*\?\s*$")
+_LEADING = rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wouldn't|shouldn't|is it not|"
+              r"are we not|are you not|surely)\b[^.?!]{0,40}\b(?:(?:memory|compute|bandwidth|latency|launch|"
+              r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + _SOLUTION_TERMS + r")\b")
 # "isn't exp2f cheaper than expf here?": a better way handed over as a question
-_LEADING_BETTER = _rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^?]{0,30}\bthe\s+"
-                      r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+)?(?:fix|answer|solution|problem|issue|cause|"
-                      r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
-                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than|"
-                      r"beat|beats|outperform\w*|win)\b|"
-                      r"[^?]{0,80}\bbecause\b)")
-#: an input tried: "try seqlen 1000 instead of 1024 ...", "try scaling the inputs up 100x ..."
-_TRY_INPUT = _rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(?:it\s+)?(?:with\s+|on\s+)?"
-                 r"(?:an?\s+|the\s+|some\s+)?(?:[\w.-]+\s+){0,3}?(?:sizes?|shapes?|inputs?|values?|rows?|cases?|"
-                 r"seq_?len\w*|lengths?|dims?|batch(?:es)?|zeros|nans?|infs?|denormals?|magnitudes?|logits)\b")
+_LEADING_BETTER = rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^?]{0,30}\bthe\s+"
+                     r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+)?(?:fix|answer|solution|problem|issue|cause|"
+                     r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
+                     r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than|"
+                     r"beat|beats|outperform\w*|win)\b|"
+                     r"[^?]{0,80}\bbecause\b)")
 #: "did you know ...?", "fyi ...", "just so you know ...": hands the agent a fact
-_HANDS_OVER = _rx(r"^(?:did you know|do you know that|did u know|did (?:you|u) reali[sz]e|you know that|fyi|f\.y\.i\.?|just so you know|"
-                  r"for your information|heads[- ]up|note that|remember that|keep in mind)\b")
+_HANDS_OVER = rx(r"^(?:did you know|do you know that|did u know|did (?:you|u) reali[sz]e|you know that|fyi|f\.y\.i\.?|just so you know|"
+                 r"for your information|heads[- ]up|note that|remember that|keep in mind)\b")
 #: "can't ldmatrix.x4.trans do that transpose for free?": a technique offered as a question
-_CANT_IT = _rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|won't|wont)\s+(?!(?:you|u|we|i|they|it|this|that|ya|he|she|"
-               r"the\s+kernel|there)\b)\S+(?:\s+\S+){0,2}?\s+(?:do|handle|help|fix|work|cover|replace|avoid|"
-               r"hide|solve|give)\b")
+_CANT_IT = rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|won't|wont)\s+(?!(?:you|u|we|i|they|it|this|that|ya|he|she|"
+              r"the\s+kernel|there)\b)\S+(?:\s+\S+){0,2}?\s+(?:do|handle|help|fix|work|cover|replace|avoid|"
+              r"hide|solve|give)\b")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
-_HYPOTHESIS = _rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
-                  r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
-                  r"it might be|it could be)\s+(?:it's|its|it is|the|a|an|that|this|because|due|caused|\w+ing)\b)")
-_CORRECTION = _rx(r"^(?:no|nope|wrong|actually|not quite|that's wrong|that's not right|thats wrong|incorrect)\b[,.!:]?"
-                  r"\s+\w+")
-_TERMINAL = _rx(r"^\s*(?:\$ |\w[\w.-]*@[\w.-]+:|>>> |traceback \(most recent call last\)|error:|warning:|fatal:|"
-                r"unknown (?:command|flag|option|shorthand)|did you mean (?:this|one of these)\?|usage: |"
-                r"run '[^']+ --help'|"
-                r"\w+error:|at \w+\.|\s{4}\S|#include|__global__|\w+\s*\(.*\)\s*[{;]\s*$)")
-_ATTACH = _rx(r"^#\s*files mentioned by the user|^<image>|\[image\]|\[image #?\d+\]")
-_URL = _rx(r"\bhttps?://\S+|\bwww\.\S+")
-_MEASURE_VERBS = _rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|show|measure|profile|time|print|"
-                     r"count|check|compare|plot|dump|list|report|give|tell|look|read|verify|confirm|test|prove|"
-                     r"repeat)\b")
+_HYPOTHESIS = rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
+                 r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
+                 r"it might be|it could be)\s+(?:it's|its|it is|the|a|an|that|this|because|due|caused|\w+ing)\b)")
+_CORRECTION = rx(r"^(?:no|nope|wrong|actually|not quite|that's wrong|that's not right|thats wrong|incorrect)\b[,.!:]?"
+                 r"\s+\w+")
+_TERMINAL = rx(r"^\s*(?:\$ |\w[\w.-]*@[\w.-]+:|>>> |traceback \(most recent call last\)|error:|warning:|fatal:|"
+               r"unknown (?:command|flag|option|shorthand)|did you mean (?:this|one of these)\?|usage: |"
+               r"run '[^']+ --help'|"
+               r"\w+error:|at \w+\.|\s{4}\S|#include|__global__|\w+\s*\(.*\)\s*[{;]\s*$)")
+_ATTACH = rx(r"^#\s*files mentioned by the user|^<image>|\[image\]|\[image #?\d+\]")
+_URL = rx(r"\bhttps?://\S+|\bwww\.\S+")
+_MEASURE_VERBS = rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|show|measure|profile|time|print|"
+                    r"count|check|compare|plot|dump|list|report|give|tell|look|read|verify|confirm|test|prove|"
+                    r"repeat)\b")
 
 _SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|"
                     r":\s+(?![^:?]{1,20}\?\s*$)|"  # (not before a short choice: "causal vs dense: ~2x or ~1x?")
@@ -293,10 +285,6 @@ def sentences(text: str) -> list[str]:
     return [text[a:b] for a, b in sentence_spans(text)]
 
 
-def _strip_filler(s: str) -> str:
-    return _FILLER.sub("", s.lstrip(" +->*#•,:;.")).lstrip(" ,:;.-")
-
-
 def is_interrogative(sentence: str) -> bool:
     """Whether one sentence asks something: a question's form (a wh-word that does not open a clause,
     an auxiliary before its subject, "can you check whether ...", "any idea why ..."), with or without
@@ -304,14 +292,14 @@ def is_interrogative(sentence: str) -> bool:
     including the sha?", "should we group runs by experiment?") or a statement with a question mark
     ("we added that test in this PR, yeah?", "or #172?") is not a question."""
     s = sentence.rstrip(" \"')]}*_")
-    core = _strip_filler(s.lower())
+    core = strip_filler(s.lower())
     if _PROPOSAL.match(core):
         return False
     m = _REQUEST.match(core)
     if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
         rest = core[m.start(1):]
         return bool(_MEASURING.match(rest) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
-                    or (_MEASURE_VERB.match(rest) is not None and measurement_order(rest))
+                    or (MEASURE_VERB.match(rest) is not None and measurement_order(rest))
                     or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
     lead = _LEADING_SETTING.match(core)
     if lead and is_interrogative(core[lead.end():]):
@@ -328,7 +316,7 @@ def is_interrogative(sentence: str) -> bool:
             and not _ASKS_FOR_ACTION.search(core) and 1 <= _weight(core) and len(core.split()) <= 16):
         return True
     if _PLEASE.search(core) and len(core.split()) <= 20 and (_REPORT_MEASURE.match(core) or (
-            (_MEASURABLE.search(core) or topics(core)) and not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core)))):
+            (MEASURABLE.search(core) or topics(core)) and not (_IMPERATIVE.match(core) or _ACTION_ANYWHERE.search(core)))):
         return True  # a value asked for ("err numbers pls"), or a measurement ("compare to cuBLAS pls")
     if _WANT_TO_KNOW.search(core) or _SAYS_WHAT.search(core) or _WANT_VALUE.match(core):
         return True
@@ -340,167 +328,77 @@ def is_interrogative(sentence: str) -> bool:
 
 
 #: A setting said before the question: "for the moe scenarios whats ...", "on b8 is the kernel ..."
-_LEADING_SETTING = _rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
-                       r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+\s+){1,6}?"
-                       r"(?=(?:what|whats|what's|how|which)\b)")
+_LEADING_SETTING = rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
+                      r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+\s+){1,6}?"
+                      r"(?=(?:what|whats|what's|how|which)\b)")
 #: "i want the number without the last patch", "we need the timings per scenario"
-_WANT_VALUE = _rx(r"^(?:i|we)\s+(?:want|need|'d like|would like|wanna)\s+(?:to see\s+)?(?:the|a|an|some)?\s*"
-                  r"(?:numbers?|figures?|timings?|times?|counts?|values?|breakdown|ratio|speedups?|measurements?)\b")
+_WANT_VALUE = rx(r"^(?:i|we)\s+(?:want|need|'d like|would like|wanna)\s+(?:to see\s+)?(?:the|a|an|some)?\s*"
+                 r"(?:numbers?|figures?|timings?|times?|counts?|values?|breakdown|ratio|speedups?|measurements?)\b")
 #: "ncu says what for l1tex__t_sectors ...", "the profile shows how many ...": asked mid-sentence
-_SAYS_WHAT = _rx(r"\b(?:says?|shows?|gives?|reports?)\s+(?:what|how\s+(?:many|much))\b")
+_SAYS_WHAT = rx(r"\b(?:says?|shows?|gives?|reports?)\s+(?:what|how\s+(?:many|much))\b")
 #: A sentence that opens with its subject and verb is a statement, question mark or not ("we added
 #: that test in this PR, yeah?", "I didn't see the stop hook fire?", "the tolerance is 1e-2?").
-_STATEMENT_OPEN = _rx(r"^(?:or|and|but|if|i|we|you|u|it|that|this|there|he|she|they|it's|its|that's|thats|there's|"
-                      r"theres|i'm|im|we're|you're|they're|i've|we've|i'd|we'd|i'll|we'll)\b|"
-                      r"^(?:the|a|an|our|your|my|its|this|that|these|those)\s+(?:[\w.-]+\s+){0,3}(?:is|are|was|were|"
-                      r"has|have|had|uses?|used|does|did|will|can|should|would|must|gets?|got|isn't|aren't|wasn't|"
-                      r"doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't)\b")
+_STATEMENT_OPEN = rx(r"^(?:or|and|but|if|i|we|you|u|it|that|this|there|he|she|they|it's|its|that's|thats|there's|"
+                     r"theres|i'm|im|we're|you're|they're|i've|we've|i'd|we'd|i'll|we'll)\b|"
+                     r"^(?:the|a|an|our|your|my|its|this|that|these|those)\s+(?:[\w.-]+\s+){0,3}(?:is|are|was|were|"
+                     r"has|have|had|uses?|used|does|did|will|can|should|would|must|gets?|got|isn't|aren't|wasn't|"
+                     r"doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't)\b")
 #: "..., want to know if we spill": what is asked, said outright
-_WANT_TO_KNOW = _rx(r"\b(?:want|wanna|need|like|trying)\s+to\s+(?:know|see|find out|understand)\s+(?:if|whether|how|what|why|"
-                    r"where|which|when)\b")
+_WANT_TO_KNOW = rx(r"\b(?:want|wanna|need|like|trying)\s+to\s+(?:know|see|find out|understand)\s+(?:if|whether|how|what|why|"
+                   r"where|which|when)\b")
 #: "crap we still have merge issues?", "so it works now?": a statement, asked to be confirmed
-_SUBJECT_VERB_EARLY = _rx(r"^(?:\w+\s+){0,2}(?:i|we|you|they|it|that|this)\s+(?:\w+\s+)?(?:have|has|had|are|is|was|were|"
-                          r"do|did|does|still|also|just|need|needs|think|guess|want|works?|worked|broke|fixed|got)\b")
+_SUBJECT_VERB_EARLY = rx(r"^(?:\w+\s+){0,2}(?:i|we|you|they|it|that|this)\s+(?:\w+\s+)?(?:have|has|had|are|is|was|were|"
+                         r"do|did|does|still|also|just|need|needs|think|guess|want|works?|worked|broke|fixed|got)\b")
 #: "I guess they were from the old branch?", "maybe the tile is too big?": a guess offered
-_HEDGED = _rx(r"\b(?:i guess|i think|i suspect|i believe|i assume|i suppose|probably|presumably|maybe|perhaps)\b")
-_TAG_END = _rx(r"\b(?:right|correct|yeah|yes|no|true|ok|okay|eh|huh)\s*\?\s*$")
+_HEDGED = rx(r"\b(?:i guess|i think|i suspect|i believe|i assume|i suppose|probably|presumably|maybe|perhaps)\b")
+_TAG_END = rx(r"\b(?:right|correct|yeah|yes|no|true|ok|okay|eh|huh)\s*\?\s*$")
 #: An action named anywhere in a "please" sentence ("the status doc, update it please"): a directive
-_ACTION_ANYWHERE = _rx(r"\b(?:update|fix|add|write|make|change|create|remove|delete|log|document|commit|push|merge|"
-                       r"implement|refactor|rename|move|install|open|close|try|use|switch|revert|undo|continue|go|"
-                       r"help|do|clean|edit|modify|replace|finish|file|draft|send|post|run|rerun|build|rebuild|"
-                       r"analy[sz]e|investigate|review|read|look|check)\b")
+_ACTION_ANYWHERE = rx(r"\b(?:update|fix|add|write|make|change|create|remove|delete|log|document|commit|push|merge|"
+                      r"implement|refactor|rename|move|install|open|close|try|use|switch|revert|undo|continue|go|"
+                      r"help|do|clean|edit|modify|replace|finish|file|draft|send|post|run|rerun|build|rebuild|"
+                      r"analy[sz]e|investigate|review|read|look|check)\b")
 #: "for now can we document it?", "..., can you analyze the codebase?": a request inside the sentence
-_ASKS_FOR_ACTION = _rx(r"\b(?:can|could|would|will|should|shall)\s+(?:we|you|u|i)\b|\blet'?s\b")
-#: What a terse "... pls" can ask the value of (a number, a measurement, a profiler's view)
-_MEASURABLE = _rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|error|err|diff|spread|variance|stdev|std|time|timing|"
-                  r"latency|throughput|bandwidth|occupancy|count|sizes?|mix|ncu|nsys|profile|hit|conflicts?|spills?|"
-                  r"registers?|regs|tflop/?s|gb/s|tb/s|values?|speedup|geomean|cycles|stalls?|sass|ptx|measurements?|"
-                  r"min|max|median|mean|achieved|peak|utili[sz]ation|efficiency|percent(?:age)?)\b")
+_ASKS_FOR_ACTION = rx(r"\b(?:can|could|would|will|should|shall)\s+(?:we|you|u|i)\b|\blet'?s\b")
 #: A value asked for with a "please" ("err numbers pls", "ncu occupancy for attn_fwd please").
-_PLEASE = _rx(r"\b(?:pls|plz|please|plez)\b")
+_PLEASE = rx(r"\b(?:pls|plz|please|plez)\b")
 #: An imperative that asks for a report of something ("list every case where ...", "show which ...").
-_REPORT_MEASURE = _rx(r"^(?:(?:please|pls|plz|just|then|and|now)\s+)*(?:list|show|print|report|plot|count|measure|time|"
-                      r"profile|compare|tell me|explain|quantify|estimate)\b")
+_REPORT_MEASURE = rx(r"^(?:(?:please|pls|plz|just|then|and|now)\s+)*(?:list|show|print|report|plot|count|measure|time|"
+                     r"profile|compare|tell me|explain|quantify|estimate)\b")
 #: An action followed by the question it is for: "... and tell me what comes out" (not "... and show me
 #: the summary", a directive, nor "... and tell me when it's done")
-_TELL_ME_WHAT = _rx(r"\b(?:and|then|,)\s+(?:tell|let)\s+me\s+(?:know\s+)?(?:what|how|whether|if|which|where|why|"
-                    r"the\s+numbers?|the\s+count|regs)\b")
+_TELL_ME_WHAT = rx(r"\b(?:and|then|,)\s+(?:tell|let)\s+me\s+(?:know\s+)?(?:what|how|whether|if|which|where|why|"
+                   r"the\s+numbers?|the\s+count|regs)\b")
 #: A question after a condition: "if you change the input, does the output change?"
-_IF_THEN_ASK = _rx(r"^(?:if|when|once|after)\s+[^?]{3,80}?[\s,]\s*(?:does|do|did|is|are|was|were|will|would|can|could|has|"
-                   r"have)\s+(?:the|it|we|you|u|they|this|that|these|those|our|your|its)\b")
+_IF_THEN_ASK = rx(r"^(?:if|when|once|after)\s+[^?]{3,80}?[\s,]\s*(?:does|do|did|is|are|was|were|will|would|can|could|has|"
+                  r"have)\s+(?:the|it|we|you|u|they|this|that|these|those|our|your|its)\b")
 
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
-_PROPOSAL = _rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
-                r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
-                r"maybe we)\b")
+_PROPOSAL = rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+               r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
+               r"maybe we)\b")
 
 
 #: A request whose verb itself asks for a number ("can you compare X with Y", "can u profile it").
-_MEASURING = _rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|time|quantify|nsys|ncu|bench|"
-                 r"benchmark|print|report|dump|break\s+(?:it\s+|this\s+|that\s+)?down)\b|"
+_MEASURING = rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|time|quantify|nsys|ncu|bench|"
+                r"benchmark|print|report|dump|break\s+(?:it\s+|this\s+|that\s+)?down)\b|"
                  # "can you confirm the mma path is taken", "verify the gemm gives the right answer": a claim to check
-                 r"^(?:confirm|verify|check)\s+(?:that\s+|whether\s+|if\s+)?[^?]{0,60}?\b(?:is|are|was|were|gives?|"
-                 r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?)\b")
+                r"^(?:confirm|verify|check)\s+(?:that\s+|whether\s+|if\s+)?[^?]{0,60}?\b(?:is|are|was|were|gives?|"
+                r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?)\b")
 #: "... and count the kernels", "... and tell me the number": the action is there to measure
-_AND_MEASURE = _rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|"
-                   r"check|verify|confirm)\b")
+_AND_MEASURE = rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|"
+                  r"check|verify|confirm)\b")
 #: A request that asks for the result to be reported ("... and tell me the number", "... so we know where
 #: the roof is", "can u paste it"): a measurement asked for, not an action.
-_REPORT_BACK = _rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:back|the)\b|"
-                   r"\bso\s+(?:we|i|you)\s+(?:know|(?:can\s+)?see)\b")
-
-
-#: An order to measure something and report it is a question in the steering sense ("pls dump the
-#: resource usage", "run it twice and diff the outputs", "time FA3 on that shape for comparison",
-#: "show me the per-scenario speedups", "ncu --set full on it, paste the warp state section") when it
-#: names what is measured (a topic, a measurable) or asks for a comparison or a report; an order that
-#: names only a tool, an artifact or a run ("profile it with ncu", "show me the SASS", "rerun the
-#: full evaluation", "benchmark it again"), or changes something, is a directive.
-_ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check)[\s,:]+)*"
-#: verbs that measure by themselves
-_MEASURE_VERB = _rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
-                    r"(?:git\s+)?diff|hash|quantify|count|plot|compare|repeat|validate|ncu|nsys|compute|calculate|work\s+out|"
-                    r"estimate|a/b|ab[- ]test|ablate|cross[- ]?check|table|tabulate|"
-                    r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
-#: verbs that look at something: they measure when what they look at is measurable
-_LOOK_VERB = _rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|feed|paste|grep|"
-                 r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get|fetch|collect|gather|capture|log)\b")
-#: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
-#: report the timing", "turn off the double buffering and measure")
-_ABLATION = _rx(_ORDER_OPEN + r"(?:disable|turn\s+off|switch\s+off|remove|drop|revert|undo|comment\s+out|back\s+out)\s+"
-                r"[^,.;]{1,60}?\b(?:and|then)\s+(?:re-?)?(?:measure|time|bench\w*|profile|report|tell|compare|rerun|run)\b")
-#: verbs that run or build: they measure only with a report or a comparison asked after them
-_RUN_VERB = _rx(_ORDER_OPEN + r"(run|rerun|re-run|do|build|rebuild|compile|launch|execute|try|feed)\b")
-#: running a checker is a measurement ("run compute-sanitizer on it"), and so is running the check on
-#: named inputs ("run correctness on shapes that aren't tile aligned"); "run the tests" is an order
-_RUN_CHECK = _rx(_ORDER_OPEN + r"(?:run|rerun|re-run)\s+(?:(?:compute-sanitizer|cuda-memcheck|sanitizer|memcheck|racecheck|"
-                 r"initcheck|synccheck)\b|(?:the\s+)?(?:correctness|checks?|tests?|eval\w*|reference check)\s+"
-                 r"(?:on|with|for|against)\s+(?:[\w.-]+\s+){0,3}?(?:shapes?|sizes?|inputs?|values?|cases?|seq_?len\w*|"
-                 r"lengths?|dims?|rows?|dtypes?|scenarios?|magnitudes?)\b)")
-#: a setting said before the order: "for the fp8 kernel show me ...", "before calling it finished, show ..."
-_ORDER_SETTING = _rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s+[^,]{1,60},\s+|"
-                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
-                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
-                     r"compare|pull|grab|get|compute|run|rerun)\b))")
-_THEN_REPORT = _rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|show|give|look\s+(?:at|for)|"
-                   r"put\s+it\s+next\s+to)\b")
-_THEN_MEASURE = _rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash)\b|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
-                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
-                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b|"
-                    r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"
-                    r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
-_ARTIFACT_ONLY = _rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
-                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
-                     r"(?:\s+(?:for|of|in)\s+[\w\s.-]+)?[.!]*$")
-#: A verb that changes the code or acts on files, where a verb stands (first, or after "and", "then",
-#: a comma): an order with one is a directive whatever else it says ("time it and commit"; not "a
-#: dummy buffer write before every call").
-_CHANGE_VERB = _rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(?:update|fix|add|write|implement|refactor|rename|commit|"
-                   r"push|merge|remove|delete|revert|undo|change|create|install|document|edit|modify|replace|"
-                   r"switch|rewrite|port|clean|publish|deploy|file|draft|use|set|make|save|store|keep|upload|send|"
-                   r"post|attach|open|close|record|note)\b")
-_BREAKDOWN_OR_DIFF = _rx(r"^(?:break\b|(?:git\s+)?(?:diff|compare)\s+(?:[\w.-]+\s+){0,4}?(?:against|vs\.?|versus|"
-                        r"between|with|since|to)\b)")
-#: a standing instruction ("report medians from here on"): how to work, not a measurement asked now
-_STANDING = _rx(r"\b(?:from (?:now|here) on|going forward|from now|in (?:the )?future|every time|each time|"
-                r"always|never|whenever)\b")
-#: tools and artifacts: naming them is not naming what is measured ("profile it with ncu")
-_TOOL_WORDS = _rx(r"\b(?:ncu|nsys|nsight(?:\s+(?:compute|systems))?|profiler?|profile|sass|ptx|report|summary)\b")
-
-
-def measurement_order(sentence: str) -> bool:
-    """Whether one sentence orders a measurement to be made and reported (not a change): the asking of
-    a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
-    core = _strip_filler(sentence.rstrip(" \"')]}*_").lower())
-    core = core[_ORDER_SETTING.match(core).end():] if _ORDER_SETTING.match(core) else core
-    if len(core.split()) > 30 or _ARTIFACT_ONLY.match(core) or _STANDING.search(core):
-        return False
-    if _ABLATION.match(core):
-        return True
-    if _CHANGE_VERB.search(core):
-        return False
-    if _RUN_CHECK.match(core) or _ABLATION.match(core) or _TRY_INPUT.match(core):
-        return True
-    m = _MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
-    if m is None or not _CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
-        return False
-    if _THEN_MEASURE.search(core, m.end()):
-        return True
-    if m.re is _MEASURE_VERB and _BREAKDOWN_OR_DIFF.match(m.group(1) + core[m.end():]):
-        return True  # "break the 1.34x down by input config", "git diff against the last green commit"
-    rest = _TOOL_WORDS.sub(" ", core[m.end():])
-    measured = bool(topics(core) or _MEASURABLE.search(rest))
-    if _RUN_VERB.match(core):  # "run the evaluator end to end and paste the output": a report of a measurement
-        return measured and _THEN_REPORT.search(core, m.end()) is not None
-    return measured
+_REPORT_BACK = rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:back|the)\b|"
+                  r"\bso\s+(?:we|i|you)\s+(?:know|(?:can\s+)?see)\b")
 
 
 def _asks_within(s: str) -> bool:
     return bool(_WH_ANYWHERE.search(s))
 
 
-_REQUEST_WITHIN = _rx(r"\b(?:we can|you can|we could|you could|let's|lets|please|go ahead and|i want you to|"
+_REQUEST_WITHIN = rx(r"\b(?:we can|you can|we could|you could|let's|lets|please|go ahead and|i want you to|"
                      r"i need you to|make sure)\s+(?:just\s+|also\s+|now\s+)?(?:commit|push|merge|run|rerun|test|"
                      r"build|update|write|add|create|open|delete|remove|revert|fix|implement|continue|do|make|"
                      r"move|check|verify|measure|profile|show|try|use|change|set|finish|publish|record|save)\b|"
@@ -508,7 +406,7 @@ _REQUEST_WITHIN = _rx(r"\b(?:we can|you can|we could|you could|let's|lets|please
 
 
 def _is_request(sentence: str) -> bool:
-    core = _strip_filler(sentence.lower())
+    core = strip_filler(sentence.lower())
     return bool(_REQUEST.match(core) or _IMPERATIVE.match(core) or _REQUEST_WITHIN.search(core))
 
 
@@ -519,8 +417,8 @@ def _either(rxs: list[re.Pattern]) -> re.Pattern:
 _ANSWER_ANY = _either(_ANSWER)
 _SOLUTION_CORE = _either([rx for rx in _SOLUTION if rx.pattern.startswith("^")])  # read after the fillers
 _SOLUTION_ANY = _either([rx for rx in _SOLUTION if not rx.pattern.startswith("^")])
-_HELP = _rx(r"\b(?:would|could|might|will|can)\s+(?:[\w-]+\s+){1,3}help\b")
-_TERM = _rx(r"\b" + _SOLUTION_TERMS + r"\b")
+_HELP = rx(r"\b(?:would|could|might|will|can)\s+(?:[\w-]+\s+){1,3}help\b")
+_TERM = rx(r"\b" + _SOLUTION_TERMS + r"\b")
 _VALUE_ANY = _either(_VALUE)
 _HW_NUMBER_ANY = _either(_HW_NUMBER)
 _HW_SPEC_NUMBER = _either(_HW_NUMBER[2:4])  # a rate named as the peak, the spec or the limit
@@ -529,11 +427,11 @@ _HW_SPEC_NUMBER = _either(_HW_NUMBER[2:4])  # a rate named as the peak, the spec
 #: A question that hands a fact over ("did you know the L2 is 50 MB?", "isn't HBM 4.8 TB/s?", "how
 #: close to the 3.35 TB/s peak are we?"); in any other question a hardware number is the setting of
 #: what is asked ("how many CTAs does the grid have vs 132 SMs?", "does it clear the 50MB l2?").
-_RHETORICAL = _rx(r"^(?:did you know|do you know that|you know|remember|recall|isn't|aren't|wasn't|weren't|doesn't|"
-                  r"don't|didn't|wouldn't|isnt|arent|doesnt|dont)\b")
+_RHETORICAL = rx(r"^(?:did you know|do you know that|you know|remember|recall|isn't|aren't|wasn't|weren't|doesn't|"
+                 r"don't|didn't|wouldn't|isnt|arent|doesnt|dont)\b")
 #: A sentence that quotes the agent's own claim back to it: not information the agent did not have.
-_QUOTES_AGENT = _rx(r"^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
-                    r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
+_QUOTES_AGENT = rx(r"^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
+                   r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
 def information_markers(text: str, sentences_: list[str] | None = None,
@@ -558,7 +456,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         flags = [is_interrogative(s) for s in sentences_]
     for s, question in zip(sentences_, flags):
         ls = s.lower()
-        core = _strip_filler(ls)
+        core = strip_filler(ls)
         digits = _DIGIT.search(ls) is not None
         quoting = _QUOTES_AGENT.match(core) is not None  # the agent's own figure, handed back to it
         if digits and not quoting and _HW_NUMBER_ANY.search(ls) and (
@@ -578,7 +476,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")
-        tried_input = _TRY_INPUT.match(core) is not None and measurement_order(s)
+        tried_input = TRY_INPUT.match(core) is not None and measurement_order(s)
         if not tried_input and (_SOLUTION_CORE.match(core) or _SOLUTION_ANY.search(ls)
                                 or (_HELP.search(ls) and _TERM.search(ls))):
             reasons.append("suggests a solution")
@@ -605,7 +503,7 @@ def classify(text: str, via: str | None = None) -> Classification:
     spans = sentence_spans(prose)
     sents = [prose[a:b] for a, b in spans]
     flags = [is_interrogative(s) for s in sents]
-    if not any(flags) and not any(_CHANGE_VERB.search(_strip_filler(s.lower())) for s in sents):
+    if not any(flags) and not any(CHANGE_VERB.search(strip_filler(s.lower())) for s in sents):
         # an order to measure asks when nothing else in the message asks, nor orders a change
         flags = [measurement_order(s) for s in sents]
     info = information_markers(text, sents, flags)
@@ -630,7 +528,6 @@ def classify(text: str, via: str | None = None) -> Classification:
     return Classification("information", ("states",), "")
 
 
-_CONTENT = re.compile(r"[a-z]{3,}")
 _LIGHT = frozenset("""why what how which where when who whose this that these those there here the and but you your
 our are was were does did can could would should will have has had its it's about with from into out for not any
 some just really also maybe please think figure find way ones one get got now still then than them they their
@@ -638,7 +535,7 @@ we're you're that's what's""".split())
 
 
 def _weight(s: str) -> int:
-    return sum(1 for w in _CONTENT.findall(s.lower()) if w not in _LIGHT)
+    return sum(1 for w in CONTENT.findall(s.lower()) if w not in _LIGHT)
 
 
 def question_part(text: str, spans: list[tuple[int, int]], flags: list[bool]) -> str:
@@ -659,7 +556,7 @@ def question_part(text: str, spans: list[tuple[int, int]], flags: list[bool]) ->
                     keep.extend(range(j, i))
             keep.append(i)
             after_question = True
-        elif after_question and _MEASURE_VERBS.match(_strip_filler(s.lower())):
+        elif after_question and _MEASURE_VERBS.match(strip_filler(s.lower())):
             keep.append(i)
         else:
             after_question = False

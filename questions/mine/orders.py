@@ -1,0 +1,100 @@
+"""Orders to measure: when an imperative is a steering question.
+
+"pls dump the resource usage", "run attn_bwd twice and diff the outputs", "table: case | seed |
+ours" ask for a measurement to be made and reported, as a question does; "profile it with ncu",
+"rerun the full evaluation", "time it and commit" are orders. `measurement_order` tells them
+apart for a message that asks nothing else (classify.py decides when it applies).
+"""
+from __future__ import annotations
+
+from questions.mine.phrases import CONTENT, MEASURABLE, rx, strip_filler
+from questions.mine.topics import topics
+
+#: an input tried: "try seqlen 1000 instead of 1024 ...", "try scaling the inputs up 100x ..."
+TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(?:it\s+)?(?:with\s+|on\s+)?"
+               r"(?:an?\s+|the\s+|some\s+)?(?:[\w.-]+\s+){0,3}?(?:sizes?|shapes?|inputs?|values?|rows?|cases?|"
+               r"seq_?len\w*|lengths?|dims?|batch(?:es)?|zeros|nans?|infs?|denormals?|magnitudes?|logits)\b")
+
+#: An order to measure something and report it is a question in the steering sense ("pls dump the
+#: resource usage", "run it twice and diff the outputs", "time FA3 on that shape for comparison",
+#: "show me the per-scenario speedups", "ncu --set full on it, paste the warp state section") when it
+#: names what is measured (a topic, a measurable) or asks for a comparison or a report; an order that
+#: names only a tool, an artifact or a run ("profile it with ncu", "show me the SASS", "rerun the
+#: full evaluation", "benchmark it again"), or changes something, is a directive.
+_ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check)[\s,:]+)*"
+#: verbs that measure by themselves
+MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
+                  r"(?:git\s+)?diff|hash|quantify|count|plot|compare|repeat|validate|ncu|nsys|compute|calculate|work\s+out|"
+                  r"estimate|a/b|ab[- ]test|ablate|cross[- ]?check|table|tabulate|"
+                  r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
+#: verbs that look at something: they measure when what they look at is measurable
+_LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|feed|paste|grep|"
+                r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get|fetch|collect|gather|capture|log)\b")
+#: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
+#: report the timing", "turn off the double buffering and measure")
+_ABLATION = rx(_ORDER_OPEN + r"(?:disable|turn\s+off|switch\s+off|remove|drop|revert|undo|comment\s+out|back\s+out)\s+"
+               r"[^,.;]{1,60}?\b(?:and|then)\s+(?:re-?)?(?:measure|time|bench\w*|profile|report|tell|compare|rerun|run)\b")
+#: verbs that run or build: they measure only with a report or a comparison asked after them
+_RUN_VERB = rx(_ORDER_OPEN + r"(run|rerun|re-run|do|build|rebuild|compile|launch|execute|try|feed)\b")
+#: running a checker is a measurement ("run compute-sanitizer on it"), and so is running the check on
+#: named inputs ("run correctness on shapes that aren't tile aligned"); "run the tests" is an order
+_RUN_CHECK = rx(_ORDER_OPEN + r"(?:run|rerun|re-run)\s+(?:(?:compute-sanitizer|cuda-memcheck|sanitizer|memcheck|racecheck|"
+                r"initcheck|synccheck)\b|(?:the\s+)?(?:correctness|checks?|tests?|eval\w*|reference check)\s+"
+                r"(?:on|with|for|against)\s+(?:[\w.-]+\s+){0,3}?(?:shapes?|sizes?|inputs?|values?|cases?|seq_?len\w*|"
+                r"lengths?|dims?|rows?|dtypes?|scenarios?|magnitudes?)\b)")
+#: a setting said before the order: "for the fp8 kernel show me ...", "before calling it finished, show ..."
+_ORDER_SETTING = rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s+[^,]{1,60},\s+|"
+                    r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
+                    r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
+                    r"compare|pull|grab|get|compute|run|rerun)\b))")
+_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|show|give|look\s+(?:at|for)|"
+                  r"put\s+it\s+next\s+to)\b")
+_THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash)\b|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
+                   r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
+                   r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b|"
+                   r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"
+                   r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
+_ARTIFACT_ONLY = rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
+                    r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
+                    r"(?:\s+(?:for|of|in)\s+[\w\s.-]+)?[.!]*$")
+#: A verb that changes the code or acts on files, where a verb stands (first, or after "and", "then",
+#: a comma): an order with one is a directive whatever else it says ("time it and commit"; not "a
+#: dummy buffer write before every call").
+CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(?:update|fix|add|write|implement|refactor|rename|commit|"
+                 r"push|merge|remove|delete|revert|undo|change|create|install|document|edit|modify|replace|"
+                 r"switch|rewrite|port|clean|publish|deploy|file|draft|use|set|make|save|store|keep|upload|send|"
+                 r"post|attach|open|close|record|note)\b")
+_BREAKDOWN_OR_DIFF = rx(r"^(?:break\b|(?:git\s+)?(?:diff|compare)\s+(?:[\w.-]+\s+){0,4}?(?:against|vs\.?|versus|"
+                        r"between|with|since|to)\b)")
+#: a standing instruction ("report medians from here on"): how to work, not a measurement asked now
+_STANDING = rx(r"\b(?:from (?:now|here) on|going forward|from now|in (?:the )?future|every time|each time|"
+               r"always|never|whenever)\b")
+#: tools and artifacts: naming them is not naming what is measured ("profile it with ncu")
+_TOOL_WORDS = rx(r"\b(?:ncu|nsys|nsight(?:\s+(?:compute|systems))?|profiler?|profile|sass|ptx|report|summary)\b")
+
+
+def measurement_order(sentence: str) -> bool:
+    """Whether one sentence orders a measurement to be made and reported (not a change): the asking of
+    a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
+    core = strip_filler(sentence.rstrip(" \"')]}*_").lower())
+    core = core[_ORDER_SETTING.match(core).end():] if _ORDER_SETTING.match(core) else core
+    if len(core.split()) > 30 or _ARTIFACT_ONLY.match(core) or _STANDING.search(core):
+        return False
+    if _ABLATION.match(core):
+        return True
+    if CHANGE_VERB.search(core):
+        return False
+    if _RUN_CHECK.match(core) or _ABLATION.match(core) or TRY_INPUT.match(core):
+        return True
+    m = MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
+    if m is None or not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
+        return False
+    if _THEN_MEASURE.search(core, m.end()):
+        return True
+    if m.re is MEASURE_VERB and _BREAKDOWN_OR_DIFF.match(m.group(1) + core[m.end():]):
+        return True  # "break the 1.34x down by input config", "git diff against the last green commit"
+    rest = _TOOL_WORDS.sub(" ", core[m.end():])
+    measured = bool(topics(core) or MEASURABLE.search(rest))
+    if _RUN_VERB.match(core):  # "run the evaluator end to end and paste the output": a report of a measurement
+        return measured and _THEN_REPORT.search(core, m.end()) is not None
+    return measured
