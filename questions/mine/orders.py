@@ -22,14 +22,22 @@ TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(
 #: names only a tool, an artifact or a run ("profile it with ncu", "show me the SASS", "rerun the
 #: full evaluation", "benchmark it again"), or changes something, is a directive.
 _ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check)[\s,:]+)*"
+#: what "compute ..." must name to be a measurement ("compute flops/time", "compute the roofline bound";
+#: not "compute the softmax in fp32")
+_QUANTITY = (r"(?:t?flops|flop/s|bandwidth|bw|roofline|bound|ratio|error|time|bytes|occupancy|throughput|speedup|"
+             r"percent(?:age)?|%|numbers?|count|fraction|utili[sz]ation|peak|gb/s|tb/s|arithmetic intensity|"
+             r"intensity|waves?|efficiency)\b")
 #: verbs that measure by themselves
 MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
-                  r"(?:git\s+)?diff|hash|quantify|count|plot|compare|repeat|validate|ncu|nsys|compute|calculate|work\s+out|"
-                  r"estimate|a/b|ab[- ]test|ablate|cross[- ]?check|table|tabulate|"
+                  r"(?:git\s+)?diff|hash|quantify|count(?!\s+on\b)|plot|compare(?!\s+notes\b)|repeat(?!\s+after\b)|validate|"
+                  r"ncu|nsys|(?:compute|calculate|work\s+out|estimate)(?=\s+(?:the\s+|an?\s+)?(?:achieved\s+|effective\s+|"
+                  r"theoretical\s+|ideal\s+|minimum\s+|max(?:imum)?\s+)?" + _QUANTITY + r")|"
+                  r"a/b|ab[- ]test|ablate|cross[- ]?check|table(?=\s*:)|tabulate|"
                   r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
 #: verbs that look at something: they measure when what they look at is measurable
 _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|feed|paste|grep|"
-                r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get|fetch|collect|gather|capture|log)\b")
+                r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get\s+(?:me|us)|fetch|collect|gather|capture|"
+                r"log(?=[^.;]*\b(?:per|each|every|chosen|selected|picked|which)\b))\b(?!\s+(?:in|out|rid)\b)")
 #: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
 #: report the timing", "turn off the double buffering and measure")
 _ABLATION = rx(_ORDER_OPEN + r"(?:disable|turn\s+off|switch\s+off|remove|drop|revert|undo|comment\s+out|back\s+out)\s+"
@@ -73,6 +81,14 @@ _STANDING = rx(r"\b(?:from (?:now|here) on|going forward|from now|in (?:the )?fu
 _TOOL_WORDS = rx(r"\b(?:ncu|nsys|nsight(?:\s+(?:compute|systems))?|profiler?|profile|sass|ptx|report|summary)\b")
 
 
+#: where a product change lands ("log the fix in the changelog", "show it in the dashboard")
+_PRODUCT_PLACE = rx(r"\b(?:in|on|to|into)\s+(?:the\s+|our\s+)?(?:ui|dashboard|page|app|screen|readme|docs?|"
+                    r"documentation|changelog|website|site|help text|status\.md|issue|ticket|linear|jira)\b")
+#: shown to someone else than the steerer: a feature, not a report ("show the users the occupancy")
+_TO_SOMEONE = rx(_ORDER_OPEN + r"(?:show|give|report)\s+(?:the\s+)?(?:users?|them|people|customers|everyone|"
+                 r"the\s+team|others)\b")
+
+
 def measurement_order(sentence: str) -> bool:
     """Whether one sentence orders a measurement to be made and reported (not a change): the asking of
     a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
@@ -82,7 +98,7 @@ def measurement_order(sentence: str) -> bool:
         return False
     if _ABLATION.match(core):
         return True
-    if CHANGE_VERB.search(core):
+    if CHANGE_VERB.search(core) or _PRODUCT_PLACE.search(core) or _TO_SOMEONE.match(core):
         return False
     if _RUN_CHECK.match(core) or _ABLATION.match(core) or TRY_INPUT.match(core):
         return True

@@ -442,3 +442,18 @@ def test_a_fact_or_a_technique_asked_as_a_question_is_information(text):
 @pytest.mark.parametrize("text", SETTINGS_THAT_ARE_NOT_QUESTIONS)
 def test_a_setting_before_a_clause_is_not_a_question(text):
     assert classify(text).label != "question", (text, classify(text))
+
+
+# Written as an adversary of the order rules: idioms and changes that use a measuring or looking verb.
+ORDERS_THAT_ONLY_LOOK_LIKE_MEASUREMENTS = [
+    "get rid of the bank conflicts", "check in the changes for the occupancy fix",
+    "log the occupancy fix in the changelog", "get the spill count down to zero", "compute the softmax in fp32",
+    "count on the L2 to hold the tile", "compare notes with the other branch", "table the bank conflict work for now",
+    "show the users the occupancy in the dashboard", "repeat after me: the seed is the baseline",
+    "pull the latest main and rebuild", "feed the new kernel into the evaluator",
+]
+
+
+@pytest.mark.parametrize("text", ORDERS_THAT_ONLY_LOOK_LIKE_MEASUREMENTS)
+def test_an_idiom_or_a_change_with_a_measuring_verb_is_not_a_question(text):
+    assert classify(text).label != "question", (text, classify(text))
