@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from evaluator.hosting import visible_dirs
@@ -117,6 +118,7 @@ def sandbox_note(sandbox: Sandbox) -> str:
     return note if note.startswith("unsandboxed") else f"unsandboxed: {note}"
 
 
+@lru_cache(maxsize=1)
 def own_code_dirs() -> tuple[Path, ...]:
     """KernelSeek's checkout and its interpreter's prefixes, where the sandbox's private /tmp would
     hide them (a clone under /tmp): a confined command still runs our Python and sees the

@@ -76,20 +76,20 @@ _INDIRECT_Q = rx(r"^(?:any idea|any ideas|i wonder|i'm wondering|im wondering|i 
                  r"im curious|curious|wondering|do you know|do you have any idea|"
                  r"(?:tell me|explain|show me|walk me through)\s+(?:why|what|how|whether|which|where|when|if))\b")
 _IMPERATIVE = rx(
-                 r"^(?:please\s+|pls\s+|just\s+|now\s+|first\s*,?\s+|then\s+|next\s*,?\s+|also\s+|and\s+|go ahead and\s+|"
-                 r"i need you to\s+|i want you to\s+|i'd like you to\s+|we need to\s+|we should\s+|you need to\s+|"
-                 r"make sure\s+|let's\s+|lets\s+|let us\s+)*"
-                 r"(?:(?:have|take)\s+a\s+(?:look|go|quick look|peek)|"
-                 r"commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
-                 r"close|delete|remove|revert|undo|redo|fix|implement|continue|proceed|go|stop|start|restart|read|look|show|"
-                 r"explain|print|list|give|profile|measure|time|benchmark|bench|verify|check|make|move|rename|refactor|"
-                 r"document|clean|spawn|launch|install|setup|set|keep|save|record|log|report|summari[sz]e|plot|dump|count|"
-                 r"compare|repeat|try|use|switch|change|edit|modify|replace|review|investigate|debug|figure|find|search|"
-                 r"describe|note|mention|include|exclude|skip|ignore|drop|wrap|finish|publish|deploy|upload|download|"
-                 r"walk|help|do|ensure|capture|attach|track|tag|label|file|draft|plan|design|research|unblock|learn|"
-                 r"switch|checkout|check out|cd|ssh|send|post|reply|ask|rewrite|port|split|consider|think|simplify|"
-                 r"don't|do not|dont|never|always|avoid|quantify|analy[sz]e|inspect|instrument|assert|disable|enable|"
-                 r"turn off|turn on)\b")
+    r"^(?:please\s+|pls\s+|just\s+|now\s+|first\s*,?\s+|then\s+|next\s*,?\s+|also\s+|and\s+|go ahead and\s+|"
+    r"i need you to\s+|i want you to\s+|i'd like you to\s+|we need to\s+|we should\s+|you need to\s+|"
+    r"make sure\s+|let's\s+|lets\s+|let us\s+)*"
+    r"(?:(?:have|take)\s+a\s+(?:look|go|quick look|peek)|"
+    r"commit|push|pull|merge|rebase|run|rerun|re-run|test|build|rebuild|compile|update|write|add|create|open|"
+    r"close|delete|remove|revert|undo|redo|fix|implement|continue|proceed|go|stop|start|restart|read|look|show|"
+    r"explain|print|list|give|profile|measure|time|benchmark|bench|verify|check|make|move|rename|refactor|"
+    r"document|clean|spawn|launch|install|setup|set|keep|save|record|log|report|summari[sz]e|plot|dump|count|"
+    r"compare|repeat|try|use|switch|change|edit|modify|replace|review|investigate|debug|figure|find|search|"
+    r"describe|note|mention|include|exclude|skip|ignore|drop|wrap|finish|publish|deploy|upload|download|"
+    r"walk|help|do|ensure|capture|attach|track|tag|label|file|draft|plan|design|research|unblock|learn|"
+    r"switch|checkout|check out|cd|ssh|send|post|reply|ask|rewrite|port|split|consider|think|simplify|"
+    r"don't|do not|dont|never|always|avoid|quantify|analy[sz]e|inspect|instrument|assert|disable|enable|"
+    r"turn off|turn on)\b")
 _ACK = rx(r"^(?:yes|yeah|yep|yup|ya|y|no|nope|nah|ok|okay|k|kk|sure|fine|great|good|nice|cool|thanks|thank you|"
           r"thx|ty|perfect|awesome|done|correct|right|exactly|agreed|makes sense|sounds good|lgtm|got it|"
           r"option \w|both|neither|all of them|all three|either|the first|the second|the first one|"
@@ -382,7 +382,7 @@ _PROPOSAL = rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+w
 #: A request whose verb itself asks for a number ("can you compare X with Y", "can u profile it").
 _MEASURING = rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|time|quantify|nsys|ncu|bench|"
                 r"benchmark|print|report|dump|break\s+(?:it\s+|this\s+|that\s+)?down)\b|"
-                 # "can you confirm the mma path is taken", "verify the gemm gives the right answer": a claim to check
+                # "can you confirm the mma path is taken", "verify the gemm gives the right answer": a claim to check
                 r"^(?:confirm|verify|check)\s+(?:that\s+|whether\s+|if\s+)?[^?]{0,60}?\b(?:is|are|was|were|gives?|"
                 r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?)\b")
 #: "... and count the kernels", "... and tell me the number": the action is there to measure
@@ -415,8 +415,8 @@ def _either(rxs: list[re.Pattern]) -> re.Pattern:
 
 
 _ANSWER_ANY = _either(_ANSWER)
-_SOLUTION_CORE = _either([rx for rx in _SOLUTION if rx.pattern.startswith("^")])  # read after the fillers
-_SOLUTION_ANY = _either([rx for rx in _SOLUTION if not rx.pattern.startswith("^")])
+_SOLUTION_CORE = _either([p for p in _SOLUTION if p.pattern.startswith("^")])  # read after the fillers
+_SOLUTION_ANY = _either([p for p in _SOLUTION if not p.pattern.startswith("^")])
 _HELP = rx(r"\b(?:would|could|might|will|can)\s+(?:[\w-]+\s+){1,3}help\b")
 _TERM = rx(r"\b" + _SOLUTION_TERMS + r"\b")
 _VALUE_ANY = _either(_VALUE)

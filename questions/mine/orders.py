@@ -35,7 +35,7 @@ MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profi
                   r"a/b|ab[- ]test|ablate|cross[- ]?check|table(?=\s*:)|tabulate|"
                   r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
 #: verbs that look at something: they measure when what they look at is measurable
-_LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|feed|paste|grep|"
+_LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|paste|grep|"
                 r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get\s+(?:me|us)|fetch|collect|gather|capture|"
                 r"log(?=[^.;]*\b(?:per|each|every|chosen|selected|picked|which)\b))\b(?!\s+(?:in|out|rid)\b)")
 #: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
@@ -93,14 +93,16 @@ def measurement_order(sentence: str) -> bool:
     """Whether one sentence orders a measurement to be made and reported (not a change): the asking of
     a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
     core = strip_filler(sentence.rstrip(" \"')]}*_").lower())
-    core = core[_ORDER_SETTING.match(core).end():] if _ORDER_SETTING.match(core) else core
+    setting = _ORDER_SETTING.match(core)
+    if setting:
+        core = core[setting.end():]
     if len(core.split()) > 30 or _ARTIFACT_ONLY.match(core) or _STANDING.search(core):
         return False
     if _ABLATION.match(core):
         return True
     if CHANGE_VERB.search(core) or _PRODUCT_PLACE.search(core) or _TO_SOMEONE.match(core):
         return False
-    if _RUN_CHECK.match(core) or _ABLATION.match(core) or TRY_INPUT.match(core):
+    if _RUN_CHECK.match(core) or TRY_INPUT.match(core):
         return True
     m = MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
     if m is None or not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
@@ -111,6 +113,6 @@ def measurement_order(sentence: str) -> bool:
         return True  # "break the 1.34x down by input config", "git diff against the last green commit"
     rest = _TOOL_WORDS.sub(" ", core[m.end():])
     measured = bool(topics(core) or MEASURABLE.search(rest))
-    if _RUN_VERB.match(core):  # "run the evaluator end to end and paste the output": a report of a measurement
+    if m.re is _RUN_VERB:  # "run the evaluator end to end and paste the output": a report of a measurement
         return measured and _THEN_REPORT.search(core, m.end()) is not None
     return measured
