@@ -16,6 +16,46 @@ from __future__ import annotations
 #: (pattern, replacement) applied in order to the lower-cased text before topics are read: an
 #: ambiguous word in a context that decides its sense becomes an unambiguous one.
 SENSES: tuple[tuple[str, str], ...] = (
+    # the standard deviation is the spread of a timing, not an error's deviation from the reference
+    (r"\b(?:standard|std\.?) deviation\b", "stddev"),
+    # the largest difference between repeated runs is a determinism check, not an error size
+    (r"\b(?:(?:max(?:imum)?|largest|biggest|worst|any)(?: abs\w*| elementwise| element-wise)? )?"
+     r"(?:diffs?|differences?|mismatch(?:es)?|deviations?|discrepanc(?:y|ies)) (?:between|across|among|over) (?:the )?"
+     r"(?:\d+ |two |repeated |consecutive |successive |identical |multiple |back-to-back |back to back )?"
+     r"(?:runs|calls|launches|invocations|repeats|iterations|reruns|executions)\b", "mismatch across runs"),
+    (r"\b(?:(?:max(?:imum)?|largest|biggest|worst|any) )?run[- ]to[- ]run (?:diffs?|differences?|mismatch(?:es)?|deviations?)\b",
+     "mismatch across runs"),
+    # a mean that hides (or masks) a slow case is a per-scenario question, not masking
+    (r"\b(?:geo ?mean|mean|average|aggregate|overall (?:number|ratio|speedup))(?: [\w.]+)? (?:can |could |may |might |would |will "
+     r"|probably |often )?(?:be )?(?:hides?|hiding|masks?|masking|papers? over|smooths? over)\b", "hides it in the mean"),
+    # numerical stability is about precision and overflow, not timings that stay stable
+    (r"\bnumerical(?:ly)? (?:stable|unstable|stability|instability|robust\w*)", "numerical stability"),
+    # the memory system's speed of light is a bandwidth share, not the roofline's minimum time
+    (r"\b(?:memory|dram|hbm|mem)[- ]speed[- ]of[- ]light\b", "memory sol"),
+    # stall samples "per SASS line" are where the time goes in the source view, not a SASS read
+    (r"\b(?:per|by|each|every|for each) (?:sass|ptx|source|assembly) (?:line|instruction)s?\b", "per source line"),
+    # a call to .contiguous() is a copy kernel a wrapper adds, not a question about strided inputs
+    (r"\.?contiguous\(\)", " layout copy"),
+    # a CTA swizzle orders the blocks for L2 reuse: not the shared memory swizzle against bank conflicts
+    (r"\b(?:cta|threadblock|thread ?block|grid|blockidx|block[- ]index|raster\w*)[- ]?swizzl\w*",
+     "block rasterization"),
+    (r"\bswizzl\w* (?:the )?(?:block|cta|tile|threadblock|thread block|grid)(?:[- ]?(?:index|idx))? "
+     r"(?:order\w*|rasteri[sz]ation|mapping|schedul\w*|traversal)\b", "block rasterization"),
+    # the idle time between two named kernels is the gap between launches
+    (r"\b(idle(?: time)?|idling|bubbles?|dead time) between (?:the )?[\w-]+(?: (?:kernel|pass|op|launch))? "
+     r"and (?:the )?[\w-]+(?: (?:kernel|pass|op|launch)s?)?\b", r"\1 between kernels"),
+    # ... and so is the overhead or gap between two named kernels (not a gap between two results)
+    (r"\b(overhead|gaps?|delays?) between (?:the )?[\w-]+(?: (?:kernel|pass|op|launch))? "
+     r"and (?:the )?[\w-]+ (?:kernel|pass|op|launch)s?\b", r"\1 between kernels"),
+    # a warp's accesses to one contiguous chunk of bytes are coalescing, not a tensor's layout
+    (r"\b(?:contiguous|consecutive) (?:\d+ ?b(?:ytes?)?|\d+-byte) (?:chunks?|segments?|lines?|blocks?|spans?|runs?|regions?|"
+     r"transactions?)\b", "coalesced addresses"),
+    (r"\b(?:adjacent|consecutive|neighbou?ring) (?:threads|lanes) (?:\w+ ){0,2}(?:adjacent|consecutive|contiguous|neighbou?ring) "
+     r"(?:addresses|elements|words|bytes)\b", "coalesced addresses"),
+    # the theoretical maximum of occupancy is occupancy's, not the distance to the kernel's floor
+    (r"\b(occupancy\b[^?.!\n]{0,40}?\btheoretical) (?:max\w*|peak|limit|ceiling)\b", r"\1 occupancy"),
+    # a KL divergence is an error metric, not warp divergence
+    (r"\b(?:kl[- ]?div\w*|kullback\w*)", "kl error"),
     # "noise" in a correctness context is an error size, not run-to-run spread
     (r"\b(?:fp\d*|bf16|floating[- ]point|numerical|numeric|rounding|precision|tolerance|accumulation|float) noise\b",
      "rounding error"),
@@ -51,7 +91,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\bdrift\w* (?:from|against|vs\.?|relative to) (?:an? |the )?(?:fp64|float64|double|fp32|float32|reference|ref|torch|pytorch|eager|cpu)\b",
      "deviation from the reference"),
     # a warp reading one contiguous line, or strided accesses of a width, is coalescing, not a tensor's layout or a load width
-    (r"\b(?:warps?|lanes|threads of a warp) (?:reads?|loads?|access\w*|touch\w*) (?:a |one |the same )?contiguous\b", "coalesced addresses"),
+    (r"\b(?:warps?|lanes|threads of a warp) (?:reads?|reading|loads?|loading|access\w*|touch\w*|fetch\w*|request\w*|"
+     r"cover\w*) (?:a |one |the same )?contiguous\b", "coalesced addresses"),
     (r"\bstrided (?:\d+ ?b(?:yte)?s? |\d+-byte )(accesses|loads?|reads?)\b", r"strided \1"),
     # a barrier named as a stall reason ("long_scoreboard or barrier?") is a stall, not a __syncthreads question
     (r"\bbarrier (?:stalls?|stalled|stall reason)\b|(?<=scoreboard or )barrier\b|(?<=scoreboard vs )barrier\b",
@@ -90,15 +131,26 @@ SENSES: tuple[tuple[str, str], ...] = (
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
 #: words are the topic's in most sentences and another's in a few the blockers recognise.
+#: outputs compared for equality: re-running then asks whether the bits change, not how the time
+#: spreads (`WEAK` blocks the noise cues with it)
+SAME_OUTPUTS = (r"identical|bitwise|same bits|same bytes|bit-|determinis|diff the|hash|checksum|exactly equal|across runs"
+                r"|torch\.equal|equal\(|array_equal|compare the outputs|same input|identical input|same tensors|mismatch"
+                r"|repeated (?:calls|invocations|launches|executions)")
+
 WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # re-running is about noise, unless outputs are compared for equality, the seed is re-timed,
-    # or the cache is flushed between the runs
-    ("noise", (r"run[- ]to[- ]run", r"(?:re-?run|repeat|rerun)\w*", r"repeats", r"a few (?:more )?times", r"\d+ times",
-               r"(?:second|third) (?:measurement|run)", r"how many runs"),
-     r"identical|bitwise|same bits|same bytes|bit-|determinis|diff the|hash|checksum|exactly equal|across runs"
+    # the cache is flushed between the runs, or the run is the full evaluation
+    ("noise", (r"run[- ]to[- ]run", r"(?:re-?run|repeat|rerun)\w*", r"repeats", r"a (?:few|couple) (?:of )?(?:more )?times", r"\d+ times",
+               r"(?:second|third) (?:measurement|run)", r"how many runs", r"once more", r"one more time",
+               r"(?:several|multiple|a few|a couple of|couple|more) (?:runs|samples|trials|reruns|repetitions)"),
+     SAME_OUTPUTS + r"|twice"
      r"|seed (?:now|today|timing|time|number)|re-?time|re-?measure|(?:the |a )(?:seed|baseline) (?:now|again|today)"
+     r"|(?:seed|baseline|reference|original)(?: \w+)? (?:timing|time|number)"
      r"|yesterday|flush|cold|cleared|scrub|invalidat|thrash|evict|warm|whole evaluator|full eval|all scenarios|on head|latest|final version"
-     r"|torch\.equal|equal\(|twice|compare the outputs|same input|identical input|repeated (?:calls|invocations|launches|executions)"),
+     r"|suite|evaluator|grader|scorer|every (?:scenario|shape|case)|not (?:just|only) the"
+     r"|(?:seed|baseline|reference|original|unmodified)\b[^?.!\n]{0,20}\bagain"
+     # ... or the run is timed again after a change (an ablation, a fix), not repeated to see the spread
+     r"|comment\w* out|disabl|remov|without|revert|turn\w* off|switch\w* off|stub"),
     # warm-up runs are about the cache's state, unless they are one setting of the timing loop listed
     # with the others (reps, iterations, the statistic reported)
     ("cache_state", (r"warm-?up runs?", r"warm-?up"),
@@ -111,8 +163,12 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("tuning_config", (r"blockdim",), r"griddim|grid ?dims?|grid size|waves?|ctas"),
     # the number of pipeline stages, unless it is one knob of a tuning config listed with others
     ("overlap", (r"num_stages",), r"block_[mnk]|num_warps|config|autotun"),
-    # back-to-back runs are about noise, unless it is the seed run beside the candidate (a fresh baseline)
-    ("noise", (r"back[- ]to[- ]back",), r"original|unmodified|\bseed\b|baseline|reference"),
+    # back-to-back runs are about noise, unless it is the seed run beside the candidate (a fresh
+    # baseline) or two calls whose outputs are compared (determinism)
+    ("noise", (r"back[- ]to[- ]back",), r"original|unmodified|\bseed\b|baseline|reference|" + SAME_OUTPUTS),
+    # vectorised code is about the width of the loads, unless it is the host's (SIMD) or the math's
+    ("vector_loads", (r"vectori[sz](?:e|ed|es|ing|ation)",),
+     r"\bcpu|numpy|simd|avx|neon|openmp|\bhost\b|epilogue math|softmax math|vectori[sz]\w* (?:the )?(?:math|compute|cop)"),
     # the seed's timing asked for is an absolute time, unless it is asked whether it is still current
     ("absolute_time", (r"(?:seed|baseline|original)(?:'s)? (?:kernel )?(?:timings?|runtime|duration)",),
      r"yesterday|today|\bnow\b|again|fresh|re-?time|re-?measure|re-?run|switched|same as|old number|chang|mov|drift|stale"),

@@ -137,17 +137,24 @@ def _any_topic() -> re.Pattern:
 
 _IDENT_SEP = re.compile(r"_+|(?<=[a-z0-9])\.(?=[a-z])|(?<=[a-z])-(?=[a-z])")
 _WORD = re.compile(r"[a-z]{6,}")
+#: the endings a stem of the table takes ("coalesc" + "ed", "throttl" + "ing")
+_ENDING = re.compile(r"e?[sd]|e?rs?|ing|ings|ions?|ations?|ly|ity|ities|ness|ments?|[ai]ble|al|ally|ive|i[sz](?:e|ed|es|ing)|e")
 _LITERAL = re.compile(r"(?<![\\a-z])[a-z]{6,}")
+#: what in a pattern is not a whole word of it: a lookaround (where, not what), a group that ends a
+#: word ("att(?:n|ention)": "ention" is no word), and a word that a group begins ("(?:re-?)?measure")
+_NOT_WORDS = re.compile(r"\(\?<?[!=][^)]*\)|(?<=[a-z])\(\?:[^()]*\)\??|\)\??(?=[a-z])")
 
 
 @lru_cache(maxsize=1)
 def _table_words() -> tuple[frozenset[str], dict[tuple[int, str], tuple[str, ...]]]:
-    """The literal words of six letters or more in the table's patterns (some are stems: "coalesc",
-    "throttl"), and an index by (length, first letter) for spelling."""
+    """The literal words of six letters or more in the table's patterns, alternatives of a group
+    included ("dominant" in "(?:top|dominant) stall": a word of the table is never respelt into
+    another, "dominant" into the stem "dominat"); some are stems ("coalesc", "throttl"). With an
+    index by (length, first letter) for spelling."""
     words: set[str] = set()
     for _, pats in TOPICS:
         for p in pats:
-            words.update(_LITERAL.findall(re.sub(r"\(\?[<!=:]+[^)]*\)", " ", p)))
+            words.update(_LITERAL.findall(_NOT_WORDS.sub(" ", p)))
     index: dict[tuple[int, str], list[str]] = {}
     for w in words:
         index.setdefault((len(w), w[0]), []).append(w)
@@ -170,9 +177,12 @@ def respelled(word: str) -> str:
         return next(iter(hits)) if len(hits) == 1 else word
     # a misspelt stem followed by its ending ("coalsced": "coalsc" + "ed"), the longest stem first;
     # the stem must end where the head does ("variant" is not "variab" + "t": the edit would be
-    # the stem's last letter, where an ending begins, not a typo inside the stem)
+    # the stem's last letter, where an ending begins, not a typo inside the stem), and what follows
+    # must be an ending words take ("blockdim" is not "blocked" + "im")
     for cut in range(len(word) - 1, 5, -1):
         head, tail = word[:cut], word[cut:]
+        if _ENDING.fullmatch(tail) is None:
+            continue
         got = {w + tail for n in (cut - 1, cut, cut + 1) for w in index.get((n, word[0]), ())
                if head[-1] == w[-1] and one_edit(head, w) and not (w.startswith(head) or head.startswith(w))}
         if got:
