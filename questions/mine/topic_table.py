@@ -40,8 +40,6 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"p-?values?", r"iqr", r"interquartile",
                r"(?:min|max|median|mean) (?:and|/) (?:min|max|median|mean) (?:and|/) (?:min|max|median|mean)",
                r"(?:show|give|print|list|report|post|paste)\w* (?:me )?(?:all |every |each |the individual |the raw )(?:the )?(?:samples|runs|trials|repeats|reps)",
-               
-               
                r"cv (?:over|across|of|for)", r"coefficient of var\w*")),
     ("seed_vs_seed", (r"seed (?:vs\.?|versus|against|compared (?:to|with)) (?:the )?seed",
                       r"(?:seed|baseline|kernel) (?:vs\.?|versus|against|with|compared to) itself",
@@ -105,7 +103,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:one|a single) kernel or (?:two|several|multiple|more|many)", r"fused into (?:one|a single) (?:kernel|launch)",
                       r"(?:list|count)\w* (?:every|each|all the|the) (?:cuda |gpu )?kernels?", r"kernels? (?:that )?(?:fire|run|launch)\w* (?:for|per|in)",
                       r"count the kernels", r"more than one kernel", r"(?:a |one )?single (?:kernel )?launch", r"how many (?:cuda |gpu )?kernels? (?:does|do|are|show)", r"kernels? per (?:call|iteration|forward|step|invocation)", r"kern\w*[^?.]{0,60}\b(?:a single|one) (?:call|invocation|forward(?: call| pass)?|iteration|iter|step)",
-                      # launches counted or listed, stray copies and memsets, the API trace; the gaps between launches (the timeline of one call)
+                      # launches counted or listed, stray copies and memsets; the gaps between launches, which most writers
+                      # ask about with the launches (the timeline of one call: what runs and what lies between)
                       r"count\w* (?:the |all |every )?(?:cuda |gpu |kernel |device )?launch(?:es)?",
                       r"(?:list|show|print|enumerate)\w* (?:me )?(?:every|each|all(?: the)?) (?:cuda |gpu |kernel )?launch(?:es)?",
                       r"(?:stray|hidden|extra|unexpected|additional|spurious|sneaky|implicit) (?:memsets?|memcpys?|cudamemset\w*|cudamemcpy\w*|casts?|fills?|zero[- ]fills?|layout cop(?:y|ies)|(?:copy|cast|fill|transpose|elementwise|memset|memcpy) kernels?|launch(?:es)?)",
@@ -162,7 +161,6 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"how (?:is|'s) the time (?:split|divided|distributed)", r"fraction (?:of the time )?goes to",
                         r"share of the (?:time|runtime)", r"which (?:line|lines|instruction|instructions) (?:has|have|take|is|are)",
                         r"most expensive (?:part|line|instruction|phase|stage)",
-
                         r"(?:time|us|ms|µs|cycles) (?:is )?(?:spent )?(?:in|on) (?:the )?[\w/ -]{1,30} (?:vs\.?|versus|compared to)",
                         # the source view's lines, the hottest instructions
                         r"per source line",
@@ -274,7 +272,6 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"pointer alignment", r"alignment of the (?:pointer|address|base|rows?)",
                       # vector loads named, the float4 cast, widened or packed accesses, alignment that prevents them
                       r"vector (?:loads?|stores?|accesses|reads?|writes?|instructions?|memory ops?|ld|st|width)",
-                      
                       r"(?:float4|int4|uint4|float2|half2|bf162|uint2) (?:casts?|reinterpret\w*|access\w*|pointers?|path|version|trick|types?)",
                       r"reinterpret_cast ?< ?(?:float4|int4|uint4|float2|half2|uint2)",
                       r"widen\w* (?:the )?(?:loads?|stores?|accesses|reads?|memory ops)",

@@ -2,10 +2,9 @@
 proposals and statements with a question mark are not questions.
 
 Each set was scored once held out before it was tuned on (questions/benchmark/planted/RESULTS.md
-keeps the order): A-T are all tuned-on material now (round 7 tuned on Q-T), so these floors are
-regression checks, not evidence: they are the figures reached after the last change, so a change
-that loses ground shows here. Y, Z, AA and AB were scored once held out after round 8 and not
-tuned on: they have no floor here (their figure is in RESULTS.md).
+keeps the order): A-AB are all tuned-on material now (round 9 tuned the topic table on Y-AB), so
+these floors are regression checks, not evidence: they are the figures reached after the last
+change, so a change that loses ground shows here.
 """
 from __future__ import annotations
 
@@ -22,13 +21,17 @@ def scored():
     return {p.stem.split("_", 1)[1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
-#: one candidate per question on each set after round 8 (RESULTS.md): floors, tuned on
+#: one candidate per question on each set after round 9 (RESULTS.md): floors, tuned on
 FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i": 10, "j": 10, "k": 10, "l": 9,
-          "m": 10, "n": 9, "o": 10, "p": 10, "q": 9, "r": 10, "s": 10, "t": 10, "u": 10, "v": 9, "w": 8, "x": 9}
+          "m": 10, "n": 9, "o": 10, "p": 10, "q": 10, "r": 10, "s": 10, "t": 10, "u": 10, "v": 9, "w": 8, "x": 9,
+          "y": 7, "z": 9, "aa": 10, "ab": 10}
+#: the sets whose information messages the classifier was corrected on (Y-AB's five proposed ones
+#: are classifier material not yet taken up: RESULTS.md, round 9)
+NO_INFORMATION = [k for k in FLOORS if k not in ("y", "z", "aa", "ab")]
 
 
 def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
-    # A-X were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
+    # A-AB were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
     # it keeps a change from losing what they taught
     got = {k: scored[k]["one_candidate"] for k in FLOORS}
     assert all(got[k] >= FLOORS[k] for k in FLOORS), got
@@ -38,7 +41,7 @@ def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
 
 
 def test_no_information_message_is_proposed_as_a_question(scored):
-    for name in FLOORS:  # the sets tuned on (Y, Z, AA, AB: held out, 5/48 proposed, RESULTS.md)
+    for name in NO_INFORMATION:
         assert scored[name]["information_proposed"] == [], name
 
 
