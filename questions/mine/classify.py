@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from questions.mine.orders import CHANGE_VERB, MEASURE_VERB, TRY_INPUT, measurement_order
+from questions.mine.orders import MEASURE_VERB, TRY_INPUT, changes, measurement_order
 from questions.mine.phrases import CONTENT, FILLER, MEASURABLE, rx, strip_filler
 from questions.mine.topics import topics
 
@@ -215,7 +215,9 @@ _LEADING_BETTER = rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt
                      r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than|"
                      r"beat|beats|outperform\w*|win)\b|"
-                     r"[^?]{0,80}\bbecause\b)")
+                     r"[^?]{0,80}\bbecause\b|"
+                     r"\s+(?!(?:being|going|anything|something|nothing|everything|thing|string)\b)[a-z]+ing\s+(?:the|a|an|it|them|"
+                     r"this|that|these|those|\w+s)\b)")
 #: "did you know ...?", "fyi ...", "just so you know ...": hands the agent a fact
 _HANDS_OVER = rx(r"^(?:did you know|do you know that|did u know|did (?:you|u) reali[sz]e|you know that|fyi|f\.y\.i\.?|just so you know|"
                  r"for your information|heads[- ]up|note that|remember that|keep in mind)\b")
@@ -226,7 +228,12 @@ _CANT_IT = rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|won't|wont)\s+(?!(?:you
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 _HYPOTHESIS = rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
                  r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
-                 r"it might be|it could be)\s+(?:it's|its|it is|the|a|an|that|this|because|due|caused|\w+ing)\b)")
+                 r"it might be|it could be)\s+(?:it's|its|it is|the|a|an|that|this|because|due|caused|\w+ing)\b|"
+                 # "could the slowdown be the 64-bit index math?" (not "could the win be noise?")
+                 r"(?:could|might|can)\s+(?:the|this|that|our|your)\s+(?:[\w.-]+\s+){1,3}?be\s+(?:just\s+)?(?!(?:noise|real|"
+                 r"luck|random|variance|jitter|faster|slower|better|worse|higher|lower|bigger|smaller|correct|wrong|right|"
+                 r"improved|done|finished|measured|verified|checked|tested|reproduced|reproducible|deterministic|"
+                 r"trusted|true|valid|stale|off|bogus)\b)[a-z0-9])")
 _CORRECTION = rx(r"^(?:no|nope|wrong|actually|not quite|that's wrong|that's not right|thats wrong|incorrect)\b[,.!:]?"
                  r"\s+\w+")
 _TERMINAL = rx(r"^\s*(?:\$ |\w[\w.-]*@[\w.-]+:|>>> |traceback \(most recent call last\)|error:|warning:|fatal:|"
@@ -243,6 +250,9 @@ _SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}
                     r":\s+(?![^:?]{1,20}\?\s*$)|"  # (not before a short choice: "causal vs dense: ~2x or ~1x?")
                     r",\s+(?=(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|which|where|what's|how's|whats|wats|"
                     r"has|have|is|are|does|did|was|were)\b)|"
+                    # "your 1.4x is vs the old seed number, measure the seed again ...": an order after a comma
+                    r",\s+(?=(?:pls\s+|please\s+)?(?:measure|re-?measure|re-?time|profile|bench|benchmark|rerun|re-run|"
+                    r"redo|dump|validate)\s+(?:it|the|this|that|both|them|each|every|all|again)\b)|"
                     r",\s+(?!(?:right|correct|no|yes|yeah|true|ok|okay)\s*\?)(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\?\s*$)",
                     re.I)  # "..., identical?" (not a tag: "..., right?")
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
@@ -375,6 +385,7 @@ _IF_THEN_ASK = rx(r"^(?:if|when|once|after)\s+[^?]{3,80}?[\s,]\s*(?:does|do|did|
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
 _PROPOSAL = rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+               r"(?:shouldn't|shouldnt|should)\s+(?:you|u)\s+(?:be\s+)?(?!(?:have|know|check|verify|measure|test|profile|run|rerun)\b)\w+|"
                r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
                r"maybe we)\b")
 
@@ -434,6 +445,14 @@ _QUOTES_AGENT = rx(r"^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say
                    r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
+#: a cause put as a question: "doesn't the memset cost you a launch?", "could the mismatch be ...?"
+_DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|won't|wont|don't|dont|could|might)\b")
+#: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
+_FIX_VERB = rx(r"^(?:(?:just|then|so|and|instead|maybe|rather)\s+)*(?:allocate|zero|hoist|move|reuse|cache|precompute|fuse|"
+               r"inline|unroll|pad|swap|split|merge|drop|remove|replace|switch|use|add|set|make|change|bump|raise|lower|"
+               r"increase|decrease|pin|reorder|sort|transpose|widen|narrow|accumulate|keep|store|load|launch)\b")
+
+
 def information_markers(text: str, sentences_: list[str] | None = None,
                         flags: list[bool] | None = None) -> list[str]:
     """Why a message carries information (empty: it does not)."""
@@ -486,6 +505,12 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives a value")
         if not question and _CORRECTION.match(ls) and not _ACK.match(ls):
             reasons.append("corrects the agent")
+    if any(q and _DOUBTED_CAUSE.match(strip_filler(s.lower())) for s, q in zip(sentences_, flags)):
+        # "doesn't the memset cost you a launch? allocate once and zero it in-kernel": a cause and its fix
+        first = next(i for i, (s, q) in enumerate(zip(sentences_, flags)) if q and _DOUBTED_CAUSE.match(strip_filler(s.lower())))
+        if any(not q and (_FIX_VERB.match(strip_filler(s.lower())) or changes(strip_filler(s.lower())))
+               for s, q in zip(sentences_[first + 1:], flags[first + 1:])):
+            reasons.append("suggests a solution")
     seen: list[str] = []
     for r in reasons:
         if r not in seen:
@@ -503,7 +528,7 @@ def classify(text: str, via: str | None = None) -> Classification:
     spans = sentence_spans(prose)
     sents = [prose[a:b] for a, b in spans]
     flags = [is_interrogative(s) for s in sents]
-    if not any(flags) and not any(CHANGE_VERB.search(strip_filler(s.lower())) for s in sents):
+    if not any(flags) and not any(changes(strip_filler(s.lower())) for s in sents):
         # an order to measure asks when nothing else in the message asks, nor orders a change
         flags = [measurement_order(s) for s in sents]
     info = information_markers(text, sents, flags)

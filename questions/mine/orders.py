@@ -13,7 +13,15 @@ from questions.mine.topics import topics
 #: an input tried: "try seqlen 1000 instead of 1024 ...", "try scaling the inputs up 100x ..."
 TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(?:it\s+)?(?:with\s+|on\s+)?"
                r"(?:an?\s+|the\s+|some\s+)?(?:[\w.-]+\s+){0,3}?(?:sizes?|shapes?|inputs?|values?|rows?|cases?|"
-               r"seq_?len\w*|lengths?|dims?|batch(?:es)?|zeros|nans?|infs?|denormals?|magnitudes?|logits)\b")
+               r"seq_?len\w*|lengths?|dims?|batch(?:es)?|zeros|nans?|infs?|denormals?|magnitudes?|logits)\b"
+               # ... "stress it with inf/nan/extreme values", "run some odd dims through it", "throw a
+               # non-multiple-of-16 hidden size at the rmsnorm" (at the kernel, not "through the formatter")
+               r"|^(?:(?:pls|please|just|now|also|then)\s+)*stress(?:[- ]test)?\s+(?:it|the\s+[\w.-]+)\s+with\s+"
+               r"(?:[\w./-]+\s+){0,3}?(?:values?|inputs?|shapes?|sizes?|magnitudes?|cases?)\b"
+               r"|^(?:(?:pls|please|just|now|also|then)\s+)*(?:run|throw|push|pass|feed)\s+(?:an?\s+|the\s+|some\s+|a\s+few\s+)?"
+               r"(?:[\w./-]+\s+){0,3}?(?:sizes?|shapes?|inputs?|values?|cases?|seq_?len\w*|lengths?|dims?|dimensions?)\s+"
+               r"(?:through|at|into)\s+(?:it|this|that|them|[\w.-]*_[\w.-]*|the\s+(?:[\w.-]+\s+)?(?:kernel|kernels|op|impl|"
+               r"implementation|rmsnorm|layernorm|softmax|gemm|attention|attn|reduction|scan))\b")
 
 #: An order to measure something and report it is a question in the steering sense ("pls dump the
 #: resource usage", "run it twice and diff the outputs", "time FA3 on that shape for comparison",
@@ -30,13 +38,18 @@ _QUANTITY = (r"(?:t?flops|flop/s|bandwidth|bw|roofline|bound|ratio|error|time|by
 #: verbs that measure by themselves
 MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
                   r"(?:git\s+)?diff|hash|quantify|count(?!\s+on\b)|plot|compare(?!\s+notes\b)|repeat(?!\s+after\b)|validate|"
-                  r"ncu|nsys|(?:compute|calculate|work\s+out|estimate)(?=\s+(?:the\s+|an?\s+)?(?:achieved\s+|effective\s+|"
+                  r"ncu|nsys|cuobjdump|nvdisasm|compute-sanitizer|"
+                  r"put\s+(?:the\s+|their\s+|its\s+)?(?:[\w.-]+\s+){0,3}(?:numbers?|timings?|times|results?|figures?|"
+                  r"speedups?|bandwidth|t?flops|throughput)\s+(?=next\s+to|beside|alongside)|"
+                  r"(?:compute|calculate|work\s+out|estimate)(?=\s+(?:the\s+|an?\s+)?(?:achieved\s+|effective\s+|"
                   r"theoretical\s+|ideal\s+|minimum\s+|max(?:imum)?\s+)?" + _QUANTITY + r")|"
                   r"a/b|ab[- ]test|ablate|cross[- ]?check|table(?=\s*:)|tabulate|"
                   r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
 #: verbs that look at something: they measure when what they look at is measurable
 _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|paste|grep|"
-                r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get\s+(?:me|us)|fetch|collect|gather|capture|"
+                r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get\s+(?:me|us)|"
+                r"get(?=\s+(?:the|a|an)\s)(?![^,.;]*\b(?:up|down|to|under|below|above|over|passing|working|green|right|"
+                r"fixed|done|going|into|merged|reviewed)\b)|fetch|collect|gather|capture|"
                 r"log(?=[^.;]*\b(?:per|each|every|chosen|selected|picked|which)\b))\b(?!\s+(?:in|out|rid)\b)")
 #: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
 #: report the timing", "turn off the double buffering and measure")
@@ -55,25 +68,48 @@ _ORDER_SETTING = rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s
                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
                     r"compare|pull|grab|get|compute|run|rerun)\b))")
-_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|show|give|look\s+(?:at|for)|"
+_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|"
                   r"put\s+it\s+next\s+to)\b")
-_THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash)\b|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
+_THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash)\b|"
+                   # "... and tell me the dominant one" (not "... and tell me when it's done")
+                   r"\b(?:and|then|,)\s+(?:tell|let)\s+(?:me|us)\s+(?:know\s+)?(?!when\b|once\b|if\s+it\s+(?:finishes|fails)\b)\w|"
+                   r"\b(?:vs\.?|versus)\s+\w|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b|"
                    r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"
                    r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
 _ARTIFACT_ONLY = rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
-                    r"(?:\s+(?:for|of|in)\s+[\w\s.-]+)?[.!]*$")
+                    r"(?:\s+(?:for|of|in)\s+(?!(?:and|then)\b)[\w.-]+(?:\s+(?!(?:and|then)\b)[\w.-]+){0,3})?[.!]*$")
 #: A verb that changes the code or acts on files, where a verb stands (first, or after "and", "then",
 #: a comma): an order with one is a directive whatever else it says ("time it and commit"; not "a
 #: dummy buffer write before every call").
-CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(?:update|fix|add|write|implement|refactor|rename|commit|"
+CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|implement|refactor|rename|commit|"
                  r"push|merge|remove|delete|revert|undo|change|create|install|document|edit|modify|replace|"
                  r"switch|rewrite|port|clean|publish|deploy|file|draft|use|set|make|save|store|keep|upload|send|"
                  r"post|attach|open|close|record|note)\b")
+#: ... except a report posted back to the steerer and a measuring tool used ("... and post
+#: min/median/max", "..., use the sanitizer"): not changes
+_NOT_A_CHANGE = rx(r"\bpost\s+(?:the\s+|all\s+(?:the\s+)?)?(?:numbers?|results?|output|min|max|median|mean|timings?|"
+                   r"times|figures?|stats|samples|values|table|breakdown)\b(?![^.;]*\b(?:in|on|to|into)\s+(?:the\s+|our\s+)?"
+                   r"(?:slack|channel|thread|pr|wiki|readme|docs?|issue|ticket)\b)|"
+                   r"\buse\s+(?:the\s+|a\s+)?(?:compute-sanitizer|sanitizer|memcheck|racecheck|ncu|nsys|nsight(?:\s+\w+)?|"
+                   r"profiler|cuobjdump|cuda\s+events|events)\b(?![^.;]*\b(?:and|then)\s+(?:fix|change|update|commit)\b)")
+
+
+def changes(sentence: str) -> bool:
+    """Whether a sentence (lower case, fillers stripped) orders a change (CHANGE_VERB, not _NOT_A_CHANGE)."""
+    return any(not _NOT_A_CHANGE.match(sentence, m.start(1)) for m in CHANGE_VERB.finditer(sentence))
 _BREAKDOWN_OR_DIFF = rx(r"^(?:break\b|(?:git\s+)?(?:diff|compare)\s+(?:[\w.-]+\s+){0,4}?(?:against|vs\.?|versus|"
                         r"between|with|since|to)\b)")
+#: a doubt about a result or its scope: a rerun asked to challenge a claim ("run it again, i don't trust
+#: a single sample", "rerun the suite, not only the shape you tuned", "rerun the timing before claiming it")
+_DOUBT = rx(r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:trust|believe|buy)\s+(?:a|the|that|this|one|your|these|those|"
+            r"single|just\s+one)?\s*(?:single\s+|one\s+)?(?:samples?|numbers?|results?|measurements?|timings?|runs?|"
+            r"wins?|figures?|speedups?|benchmarks?|bench|data\s*points?)\b|"
+            r"\bnot\s+(?:just|only)\s+(?:the\s+)?(?:one|that|this|\d+|a\s+few|some)\s+(?:[\w.-]+\s+)?(?:shapes?|cases?|scenarios?|"
+            r"configs?|sizes?|inputs?|kernels?)\b|"
+            r"\bbefore\s+(?:claiming|calling|declaring|saying|reporting|we\s+call|you\s+call|we\s+claim|you\s+claim)\b")
 #: a standing instruction ("report medians from here on"): how to work, not a measurement asked now
 _STANDING = rx(r"\b(?:from (?:now|here) on|going forward|from now|in (?:the )?future|every time|each time|"
                r"always|never|whenever)\b")
@@ -100,14 +136,14 @@ def measurement_order(sentence: str) -> bool:
         return False
     if _ABLATION.match(core):
         return True
-    if CHANGE_VERB.search(core) or _PRODUCT_PLACE.search(core) or _TO_SOMEONE.match(core):
+    if changes(core) or _PRODUCT_PLACE.search(core) or _TO_SOMEONE.match(core):
         return False
     if _RUN_CHECK.match(core) or TRY_INPUT.match(core):
         return True
     m = MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
     if m is None or not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False
-    if _THEN_MEASURE.search(core, m.end()):
+    if _THEN_MEASURE.search(core, m.end()) or _DOUBT.search(core, m.end()):
         return True
     if m.re is MEASURE_VERB and _BREAKDOWN_OR_DIFF.match(m.group(1) + core[m.end():]):
         return True  # "break the 1.34x down by input config", "git diff against the last green commit"

@@ -457,3 +457,57 @@ ORDERS_THAT_ONLY_LOOK_LIKE_MEASUREMENTS = [
 @pytest.mark.parametrize("text", ORDERS_THAT_ONLY_LOOK_LIKE_MEASUREMENTS)
 def test_an_idiom_or_a_change_with_a_measuring_verb_is_not_a_question(text):
     assert classify(text).label != "question", (text, classify(text))
+
+
+# Round 9 (tuned on sets Y-AB): orders to measure that name a tool as their verb, a comparison, a doubt
+# about a result, or inputs thrown at the kernel ...
+MEASUREMENT_ORDERS_ROUND9 = [
+    "cuobjdump -sass the fp8 gemm and grep for the warpgroup mma instructions",
+    "dump sass for grouped_gemm_kernel and confirm which MMA instruction it ended up with",
+    "rerun the bench 5 times and post min/median/max",
+    "run it again, i dont trust a single sample for a 2% win",
+    "rerun the complete suite, not only the one shape u were tuning",
+    "put the vendor lib number next to yours",
+    "get the warp state stats section for the scan kernel",
+    "profile with --section WarpStateStats and tell me the dominant one",
+    "stress it with inf/nan/extreme values and compare against the reference",
+    "your 1.4x is vs the seed number from the old log, measure the seed again back to back with yours",
+    "bench original vs new in one script, same process, alternating",
+    "pls rerun the reference impl timing before claiming the speedup",
+    "validate there are no OOB reads/writes in the stencil halo, use the sanitizer",
+    "you say correctness passes, but the eval shapes are all powers of 2. run some odd dims through it",
+    "pls throw a non-multiple-of-16 hidden size at the rmsnorm and compare to torch",
+    "could the win be noise?",
+]
+# ... and, written before those rules as their adversary, orders that only look like them: a change
+# with "get", a rerun for another reason than doubting a result, a report posted somewhere else, a
+# measuring tool used to fix things, inputs run through something that is not the kernel.
+ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 = [
+    "get the occupancy up to 50%", "get the tests passing again", "rerun the full benchmark before merging",
+    "rerun the job, i don't trust the cluster's scheduler", "rerun the bench and post the numbers in slack",
+    "use the sanitizer and fix what it finds", "put the new kernel next to the old one in kernels/",
+    "run the new shapes through the formatter", "get the latest numbers into the README",
+    "bench it, commit it, move on",
+]
+FACTS_AND_TECHNIQUES_ROUND9 = [
+    "shouldn't you be targeting sm_90a? wgmma doesn't exist on plain sm_90",
+    "doesn't the cudaMemsetAsync on the workspace cost you a launch every call? allocate once and zero it in-kernel",
+    "could the slowdown be the 64-bit index math? int32 offsets are fine when numel < 2^31",
+    "could the mismatch be fp16 accumulation? switch the accumulator to fp32",
+    "wouldn't sorting the indices first make the scatter much more cache friendly?",
+]
+
+
+@pytest.mark.parametrize("text", MEASUREMENT_ORDERS_ROUND9)
+def test_round9_orders_to_measure_are_questions(text):
+    assert classify(text).label == "question", (text, classify(text))
+
+
+@pytest.mark.parametrize("text", ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9)
+def test_round9_orders_that_only_look_like_measurements_are_not_questions(text):
+    assert classify(text).label != "question", (text, classify(text))
+
+
+@pytest.mark.parametrize("text", FACTS_AND_TECHNIQUES_ROUND9)
+def test_round9_facts_and_techniques_asked_as_questions_are_information(text):
+    assert classify(text).label == "information", (text, classify(text))
