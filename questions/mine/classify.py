@@ -72,7 +72,7 @@ _REQUEST = rx(r"^(?:please\s+|pls\s+|so\s+)?(?:can|could|would|will|can't|couldn
 _ASK_VERBS = rx(r"^(?:tell|explain|show|check|verify|confirm|measure|find|figure|see|look|say|describe|"
                 r"estimate|count|compute|calculate|work|determine|profile|print|compare)\b")
 _WH_ANYWHERE = rx(r"\b(?:whether|if|why|what|how|which|where|when|who)\b")
-_INDIRECT_Q = rx(r"^(?:any idea|any ideas|i wonder|i'm wondering|im wondering|i am wondering|i'm curious|"
+_INDIRECT_Q = rx(r"^(?:(?:you|u|ya)\s+know\s+(?=what|how|why|where|which|whether|if)|any idea|any ideas|i wonder|i'm wondering|im wondering|i am wondering|i'm curious|"
                  r"im curious|curious|wondering|do you know|do you have any idea|"
                  r"(?:tell me|explain|show me|walk me through)\s+(?:why|what|how|whether|which|where|when|if))\b")
 _IMPERATIVE = rx(
@@ -210,9 +210,12 @@ _LEADING = rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wou
               r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + _SOLUTION_TERMS + r")\b")
 # "isn't exp2f cheaper than expf here?": a better way handed over as a question
-_LEADING_BETTER = rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt|shouldn't|surely)\b(?:[^?]{0,30}\bthe\s+"
-                     r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+)?(?:fix|answer|solution|problem|issue|cause|"
-                     r"culprit|bottleneck)\b|[^?]{0,60}\bjust\s+(?:from|due to|caused by)\b|[^.?!]{0,60}\b"
+_LEADING_BETTER = rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|wouldnt|won't|wont|doesn't|doesnt|shouldn't|shouldnt|surely)\b(?:[^?]{0,30}\bthe\s+"
+                     r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+|whole\s+|only\s+|main\s+)?(?:fix|answer|solution|"
+                     r"problem|issue|cause|culprit|bottleneck|reason)\b|"
+                     # "isn't that gap just python overhead ...?", "isn't the masked row thing fixed by ...?"
+                     r"[^?]{0,60}\bjust\s+(?!(?:to|as|like|in case|now|checking|asking|wondering|curious)\b)\w|"
+                     r"[^?]{0,60}\b(?:fixed|solved|handled|avoided|hidden|covered)\s+by\b|[^.?!]{0,60}\b"
                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than|"
                      r"beat|beats|outperform\w*|win)\b|"
                      r"[^?]{0,80}\bbecause\b|"
@@ -220,9 +223,10 @@ _LEADING_BETTER = rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|won't|doesn't|doesnt
                      r"this|that|these|those|\w+s)\b)")
 #: "did you know ...?", "fyi ...", "just so you know ...": hands the agent a fact
 _HANDS_OVER = rx(r"^(?:did you know|do you know that|did u know|did (?:you|u) reali[sz]e|you know that|fyi|f\.y\.i\.?|just so you know|"
-                 r"for your information|heads[- ]up|note that|remember that|keep in mind)\b")
+                 r"for your information|heads[- ]up|note that|remember that|keep in mind|"
+                 r"(?:you|u|ya)\s+know(?!\s+(?:what|how|why|where|which|who|when|if|whether)\b)(?=\s+\w))\b")
 #: "can't ldmatrix.x4.trans do that transpose for free?": a technique offered as a question
-_CANT_IT = rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|won't|wont)\s+(?!(?:you|u|we|i|they|it|this|that|ya|he|she|"
+_CANT_IT = rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|wouldnt|won't|wont)\s+(?!(?:you|u|we|i|they|it|this|that|ya|he|she|"
               r"the\s+kernel|there)\b)\S+(?:\s+\S+){0,2}?\s+(?:do|handle|help|fix|work|cover|replace|avoid|"
               r"hide|solve|give)\b")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
@@ -428,7 +432,7 @@ def _either(rxs: list[re.Pattern]) -> re.Pattern:
 _ANSWER_ANY = _either(_ANSWER)
 _SOLUTION_CORE = _either([p for p in _SOLUTION if p.pattern.startswith("^")])  # read after the fillers
 _SOLUTION_ANY = _either([p for p in _SOLUTION if not p.pattern.startswith("^")])
-_HELP = rx(r"\b(?:would|could|might|will|can)\s+(?:[\w-]+\s+){1,3}help\b")
+_HELP = rx(r"\b(?:would|could|might|will|can|wouldn't|wouldnt|won't|wont|couldn't|couldnt)\s+(?:[\w-]+\s+){1,3}help\b")
 _TERM = rx(r"\b" + _SOLUTION_TERMS + r"\b")
 _VALUE_ANY = _either(_VALUE)
 _HW_NUMBER_ANY = _either(_HW_NUMBER)
@@ -511,6 +515,9 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         if any(not q and (_FIX_VERB.match(strip_filler(s.lower())) or changes(strip_filler(s.lower())))
                for s, q in zip(sentences_[first + 1:], flags[first + 1:])):
             reasons.append("suggests a solution")
+        elif any(not q and not _is_request(s) and len(s.split()) >= 4 and not _QUOTES_AGENT.match(strip_filler(s.lower()))
+                 for s, q in zip(sentences_[first + 1:], flags[first + 1:])):
+            reasons.append("offers a cause")  # "isn't it reading the row twice? online softmax keeps ..."
     seen: list[str] = []
     for r in reasons:
         if r not in seen:

@@ -38,7 +38,10 @@ _QUANTITY = (r"(?:t?flops|flop/s|bandwidth|bw|roofline|bound|ratio|error|time|by
 #: verbs that measure by themselves
 MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
                   r"(?:git\s+)?diff|hash|quantify|count(?!\s+on\b)|plot|compare(?!\s+notes\b)|repeat(?!\s+after\b)|validate|"
-                  r"ncu|nsys|cuobjdump|nvdisasm|compute-sanitizer|"
+                  # a tool as the verb ("ncu --set full the gemm"; not "ncu locks clocks to base ...")
+                  r"(?:ncu|nsys|cuobjdump|nvdisasm|compute-sanitizer)(?!\s+(?:is|was|has|does|did|can|will|would|should|"
+                  r"might|may|isn't|doesn't|locks|serializes|serialises|flushes|replays|reports|shows|says|adds|uses|"
+                  r"runs|measures|counts|gives|takes|makes|sets|resets|needs|wants)\b)|"
                   r"put\s+(?:the\s+|their\s+|its\s+)?(?:[\w.-]+\s+){0,3}(?:numbers?|timings?|times|results?|figures?|"
                   r"speedups?|bandwidth|t?flops|throughput)\s+(?=next\s+to|beside|alongside)|"
                   r"(?:compute|calculate|work\s+out|estimate)(?=\s+(?:the\s+|an?\s+)?(?:achieved\s+|effective\s+|"
@@ -110,6 +113,8 @@ _DOUBT = rx(r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:trust|believe|buy)\s+(?:a|t
             r"\bnot\s+(?:just|only)\s+(?:the\s+)?(?:one|that|this|\d+|a\s+few|some)\s+(?:[\w.-]+\s+)?(?:shapes?|cases?|scenarios?|"
             r"configs?|sizes?|inputs?|kernels?)\b|"
             r"\bbefore\s+(?:claiming|calling|declaring|saying|reporting|we\s+call|you\s+call|we\s+claim|you\s+claim)\b")
+#: an order not to measure ("..., don't compare them directly")
+_DONT_MEASURE = rx(r"\b(?:don'?t|dont|do\s+not)\s+(?:compare|measure|time|bench\w*|profile|run|rerun|report|print|show)\b")
 #: a standing instruction ("report medians from here on"): how to work, not a measurement asked now
 _STANDING = rx(r"\b(?:from (?:now|here) on|going forward|from now|in (?:the )?future|every time|each time|"
                r"always|never|whenever)\b")
@@ -132,7 +137,7 @@ def measurement_order(sentence: str) -> bool:
     setting = _ORDER_SETTING.match(core)
     if setting:
         core = core[setting.end():]
-    if len(core.split()) > 30 or _ARTIFACT_ONLY.match(core) or _STANDING.search(core):
+    if len(core.split()) > 30 or _ARTIFACT_ONLY.match(core) or _STANDING.search(core) or _DONT_MEASURE.search(core):
         return False
     if _ABLATION.match(core):
         return True

@@ -511,3 +511,32 @@ def test_round9_orders_that_only_look_like_measurements_are_not_questions(text):
 @pytest.mark.parametrize("text", FACTS_AND_TECHNIQUES_ROUND9)
 def test_round9_facts_and_techniques_asked_as_questions_are_information(text):
     assert classify(text).label == "information", (text, classify(text))
+
+
+# Round 10 (tuned on sets AC-AF): leading questions that hand over a cause or a fix ...
+FACTS_AND_TECHNIQUES_ROUND10 = [
+    "isn't softmax_fwd reading the row twice? online softmax keeps a running max and rescales the sum so it's one pass over gmem",
+    "ncu locks clocks to base by default (--clock-control base) so its durations look slower than your bench, don't compare them directly",
+    "wouldnt split-k help for the M=16 decode gemm? otherwise you only get like 8 CTAs on a 132 SM chip",
+    "isnt the 255 reg ceiling the whole reason it spills? setmaxnreg lets the consumer warpgroups grab 240 while the producer drops to 40",
+    "isnt the masked row thing fixed by treating m=-inf as 0 before the exp? thats what fa2 does iirc",
+    "wouldnt stream-k fix the tail wave on those awkward N values?",
+    "you know fp32 atomicAdd isnt associative, right? any split reduction through atomics will give different bits run to run",
+    "isnt that gap just python overhead from the autograd wrapper? a cuda graph or torch.compile would fold it away",
+]
+# ... and, written first as their adversary, askings those rules must leave alone.
+QUESTIONS_THAT_LOOK_LEADING = [
+    "you know what the achieved occupancy is for attn_fwd?", "doesn't it fail on N=1? try it",
+    "ncu --set full the gemm, whats the achieved occupancy", "nsys stats on the trace pls, how many launches per step",
+    "is that win noise?",
+]
+
+
+@pytest.mark.parametrize("text", FACTS_AND_TECHNIQUES_ROUND10)
+def test_round10_leading_questions_with_a_cause_or_a_fix_are_information(text):
+    assert classify(text).label == "information", (text, classify(text))
+
+
+@pytest.mark.parametrize("text", QUESTIONS_THAT_LOOK_LEADING)
+def test_round10_askings_that_only_look_leading_stay_questions(text):
+    assert classify(text).label == "question", (text, classify(text))
