@@ -100,8 +100,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     # the dtype of a scenario grid ("every shape/dtype combo") is a scope, not which precisions are supported
     (r"\b(shapes?|sizes?|scenarios?|cases?|configs?) ?(?:/|and|x) ?dtypes? (combos?|combinations?|pairs?)\b", r"\1 \2"),
     # gaps or idle time between kernels are launch overhead, not the time split between the kernels
-    (r"\b(overhead|gaps?|idle|idling|bubbles?) between (?:the |your |our )?(?:\d+ |two |three )?(?:\w+ )?(?:kernels|launches)\b",
-     r"\1 between kernels"),
+    (r"\b(overhead|gaps?|idle|idling|bubbles?|dead time)(?: time)?(?: (?:sits?|sitting|is|are|was|were|there|left|spent))? between "
+     r"(?:the |your |our )?(?:\d+ |two |three )?(?:\w+ )?(?:kernels|launches)\b", r"\1 between kernels"),
     # bytes (or flops) over the peak rate is the roofline's minimum time, not a bandwidth achieved
     (r"\b(?:bytes(?: moved| read| written)?|traffic|flops?) ?(?:/|divided by|over) ?(?:the )?(?:peak |spec |datasheet )?(?:hbm |dram |memory |tensor |compute )?(?:bw|bandwidth|bandwith|peak|throughput|tflops?)\b",
      "minimum time from the roofline"),
@@ -127,6 +127,38 @@ SENSES: tuple[tuple[str, str], ...] = (
      r"[^?.!\n]{0,40}?)run[- ]to[- ]run\b", r"\1across runs"),
     (r"\brun[- ]to[- ]run (?:differences? in|changes? in|bitwise|identical|determinism|reproducibility)\b",
      "across runs bitwise"),
+    # a reduction or atomics that are "reproducible" are asked for identical bits, not a speedup that holds
+    (r"\b(atomic\w*|numeric\w*|reductions?|summation|accumulation)\b((?:(?!speed|tim|number|gain|ratio|perf)[^?.!\n]){0,60}?)"
+     r"\b(?:reproducib\w*|repeatab\w*)(?: (?:run[- ]to[- ]run|across runs|between runs|from run to run))?", r"\1\2reproducible bitwise"),
+    # a rate claimed to be the ceiling is a claim to prove, not a bandwidth asked for
+    (r"\b\d[\d.]* ?(?:[gt]i?b/s|gbps|tbps|[tg]flops?(?:/s)?)(?: (?:on|for|of|in) [\w.-]+)?(?: \w+){0,2}? (?:is|are|'s|as) "
+     r"(?:the |our |already )?(?:\w+ )?(?:ceiling|limit|max(?:imum)?|roof|wall|cap)\b", "limit claim"),
+    # a share of ncu's speed of light with no unit named is the distance to the roofs, not which roof
+    (r"(?<!memory )(?<!dram )(?<!compute )(?<!sm )(?<!hbm )(?<!mem )\bsol ?(?:%|percent\w*|pct)"
+     r"(?! ?(?:of |for |on )?(?:the )?(?:dram|memory|mem|hbm|sm|compute|l1|l2|tex))", "sol share"),
+    (r"\bspeed[- ]of[- ]light (?:%|percent\w*|pct)", "sol share"),
+    # a bandwidth above what the DRAM can deliver comes from the cache: a warm-cache timing
+    (r"\b(?:above|over|beyond|more than|higher than|exceeds?|exceeding|faster than) (?:what )?(?:the )?(?:hbm\w*|dram|memory|h\d00)"
+     r"(?: bandwidth| peak| bw)? (?:can|could) (?:even |physically |possibly |actually )?(?:do|deliver|sustain|give|reach|provide)\b",
+     "above the dram peak, a warm cache"),
+    (r"\b(?:above|over|beyond|exceeds?|exceeding|faster than) (?:the )?(?:hbm\w*|dram|spec|datasheet|theoretical)(?: sheet)? (?:peak|bandwidth|bw|limit)\b",
+     "above the dram peak, a warm cache"),
+    # the whole regression (suite) going green is the full test suite, not a slowdown
+    (r"\b(?:entire|whole|full|complete) regression\b(?! (?:in|from|of|on|since|vs))", "full test suite"),
+    # integer overflow of the index math is a 32-bit index wrapping, not an overflow to inf
+    (r"\b(?:int|int32|integer|index|idx|offset|pointer|address|size)(?:[- ]\w+)? overflow\w*", "int32 index wrap"),
+    (r"\boverflow\w* (?:in|of) (?:the )?(?:int|int32|integer|index|idx|offset|pointer|address)\w*(?: math| arithmetic| computation)?",
+     "int32 index wrap"),
+    # a race that looks like noise, a failure dismissed as noise: a test that fails only sometimes
+    (r"\b(?:race|races|race condition)(?: \w+){0,3} (?:looks?|seems?|appears?|shows? up|passes?|masquerad\w*) (?:just )?(?:like|as) (?:random )?noise\b",
+     "intermittent failure"),
+    (r"(\b(?:fail\w*|flak\w*|heisenbug)\b[^\n]{0,80}?)\b(?:just|only|merely|random|probably) noise\b", r"\1intermittent failure"),
+    (r"\b(?:just|only|merely|random|probably) noise\b(?=[^\n]{0,80}\b(?:race|fail\w*|flak\w*|heisenbug)\b)", "intermittent failure"),
+    # fully masked tiles are skipped by a causal kernel: they are not rows left with no key
+    (r"\b(?:fully|all|entirely|completely)[- ]masked (tiles?|blocks?|kv[- ]blocks?|ctas?)\b", r"masked \1"),
+    # a check against torch's kernel is a correctness run against the reference, not a library timed
+    (r"\b(?:check|verify|validate)\w*(?: \w+){0,2} (?:vs\.?|against|with) (?:the )?(?:torch|pytorch|eager)(?:'s)? (?:sdpa|reference|ref|implementation|version|output)\b",
+     "checked against the reference"),
 )
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
@@ -165,7 +197,10 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("overlap", (r"num_stages",), r"block_[mnk]|num_warps|config|autotun"),
     # back-to-back runs are about noise, unless it is the seed run beside the candidate (a fresh
     # baseline) or two calls whose outputs are compared (determinism)
-    ("noise", (r"back[- ]to[- ]back",), r"original|unmodified|\bseed\b|baseline|reference|" + SAME_OUTPUTS),
+    ("noise", (r"back[- ]to[- ]back",), r"original|unmodified|\bseed\b|baseline|reference|flush|cold|warm|hot[- ]cache|\bl2\b|"
+     r"cuda ?graph|" + SAME_OUTPUTS),
+    # a barrier is a __syncthreads question, unless it is named among the stall reasons
+    ("barriers", (r"barriers?",), r"scoreboard|throttle|warp ?state|stall|pcsamp|pc sampl|not[_ ]selected|dominat"),
     # vectorised code is about the width of the loads, unless it is the host's (SIMD) or the math's
     ("vector_loads", (r"vectori[sz](?:e|ed|es|ing|ation)",),
      r"\bcpu|numpy|simd|avx|neon|openmp|\bhost\b|epilogue math|softmax math|vectori[sz]\w* (?:the )?(?:math|compute|cop)"),
@@ -192,6 +227,23 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
                                                     "atomics", "smem_usage", "tensor_cores", "precision")),
     # a change located by the regression it caused is still the code changed
     ("regression", frozenset({"code_diff"}), None),
-    # a full evaluation covers every scenario by definition
+    # a full evaluation covers every scenario by definition, and the modes of the cases it runs
     ("all_scenarios", frozenset({"full_eval"}), None),
+    ("masking", frozenset({"full_eval"}), None),
+    # a bound type named with the distance to the floor is the floor's side
+    ("bound_type", frozenset({"lower_bound"}), None),
+    # a rate or a time as the curve's axis over sizes; a size sweep at tile-count boundaries asks waves
+    *((m, frozenset({"scaling"}), None) for m in ("compute_peak", "bandwidth_achieved", "absolute_time")),
+    ("scaling", frozenset({"waves"}), None),
+    # a fully masked row is masking's own edge case
+    ("masking", frozenset({"empty_rows"}), None),
+    ("edge_shapes", frozenset({"empty_rows"}), None),
+    # a flaky failure rerun many times: its noise and nondeterminism are what is asked about the failure
+    ("noise", frozenset({"flaky_failures"}), None),
+    ("determinism", frozenset({"flaky_failures"}), None),
+    # the index math's strides and huge sizes are where the 32-bit offset wraps
+    ("contiguity", frozenset({"index_overflow"}), None),
+    ("nan_inf", frozenset({"index_overflow"}), None),
+    # what the SASS shows of a pipeline is a SASS read
+    ("overlap", frozenset({"sass_dump"}), None),
 )
