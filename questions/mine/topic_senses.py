@@ -146,7 +146,7 @@ SENSES: tuple[tuple[str, str], ...] = (
     # the whole regression (suite) going green is the full test suite, not a slowdown
     (r"\b(?:entire|whole|full|complete) regression\b(?! (?:in|from|of|on|since|vs))", "full test suite"),
     # integer overflow of the index math is a 32-bit index wrapping, not an overflow to inf
-    (r"\b(?:int|int32|integer|index|idx|offset|pointer|address|size)(?:[- ]\w+)? overflow\w*", "int32 index wrap"),
+    (r"\b(?:int|int32|integer|index|idx|offset|pointer|address)(?:[- ](?:index|offset|math|arithmetic))? overflow\w*", "int32 index wrap"),
     (r"\boverflow\w* (?:in|of) (?:the )?(?:int|int32|integer|index|idx|offset|pointer|address)\w*(?: math| arithmetic| computation)?",
      "int32 index wrap"),
     # a race that looks like noise, a failure dismissed as noise: a test that fails only sometimes
@@ -157,8 +157,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     # fully masked tiles are skipped by a causal kernel: they are not rows left with no key
     (r"\b(?:fully|all|entirely|completely)[- ]masked (tiles?|blocks?|kv[- ]blocks?|ctas?)\b", r"masked \1"),
     # a check against torch's kernel is a correctness run against the reference, not a library timed
-    (r"\b(?:check|verify|validate)\w*(?: \w+){0,2} (?:vs\.?|against|with) (?:the )?(?:torch|pytorch|eager)(?:'s)? (?:sdpa|reference|ref|implementation|version|output)\b",
-     "checked against the reference"),
+    (r"\b(?:check|verify|validate)\w*(?: \w+){0,2} (?:vs\.?|against|with) (?:the )?(?:torch|pytorch|eager)(?:'s)? (?:sdpa|reference|ref|implementation|version|output)\b"
+     r"(?! ?(?:speed|time|timing|perf\w*|latency|throughput|runtime))", "checked against the reference"),
 )
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
@@ -200,7 +200,9 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("noise", (r"back[- ]to[- ]back",), r"original|unmodified|\bseed\b|baseline|reference|flush|cold|warm|hot[- ]cache|\bl2\b|"
      r"cuda ?graph|" + SAME_OUTPUTS),
     # a barrier is a __syncthreads question, unless it is named among the stall reasons
-    ("barriers", (r"barriers?",), r"scoreboard|throttle|warp ?state|stall|pcsamp|pc sampl|not[_ ]selected|dominat"),
+    ("barriers", (r"barriers?",), r"scoreboard|throttle|warp ?state|stall reasons?|stall breakdown|top stalls?|pcsamp|pc sampl|not[_ ]selected"),
+    # failing again is a flaky test rerun, unless it is the build that fails
+    ("flaky_failures", (r"fails? again", r"fail(?:ed|ing)? again"), r"build|compil|nvcc|ptxas|\blink|import|install|pip|cmake"),
     # vectorised code is about the width of the loads, unless it is the host's (SIMD) or the math's
     ("vector_loads", (r"vectori[sz](?:e|ed|es|ing|ation)",),
      r"\bcpu|numpy|simd|avx|neon|openmp|\bhost\b|epilogue math|softmax math|vectori[sz]\w* (?:the )?(?:math|compute|cop)"),

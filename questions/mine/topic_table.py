@@ -70,7 +70,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"cudaeventrecord", r"wall time", r"perf_counter", r"do_bench", r"triton\.testing", r"timing (?:loop|method\w*)",
                r"how many (?:reps|repetitions|timed iterations|warm-?up iterations)", r"cudadevicesynchronize", r"host syncs?",
                r"synchroni[sz]\w* (?:inside|in|within) the (?:timed|timing) (?:region|loop)", r"sync(?:hroni[sz]e)? (?:before|after) (?:the )?(?:timer|timing|launch)",
-               r"torch\.cuda\.synchronize", r"how (?:exactly |precisely |actually )?(?:is|was|are|were) (?:the )?(?:time|timing|runtime|kernel time|it|they|that|this|those|these|the \w+) (?:timed|measured)", r"stop the timer", r"timer code", r"measurement (?:setup|method\w*|procedure|loop|code)",
+               r"torch\.cuda\.synchronize", r"how (?:exactly |precisely |actually )?(?:is|was|are|were) (?:the )?(?:time|timing|runtime|kernel time|it|they|that|this|those|these|the \w+|(?:those|these|the|your|ur) (?:numbers?|timings?|figures?|results?)) (?:timed|measured)", r"stop the timer", r"timer code", r"measurement (?:setup|method\w*|procedure|loop|code)",
                r"bench(?:mark)?(?:ing)? (?:loop|script|code|setup|methodology|procedure)",
                r"(?:script|code|harness|loop|setup) (?:you|u|we) (?:bench|time|benchmark|measure)\w*(?: with)?",
                r"(?:warm-?up|warmup) (?:count|iters|iterations|steps|runs?) (?:and|,|/|vs\.?)",
@@ -97,7 +97,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"(?:you|u|we) used (?:to|for) (?:get|measure|time|produce|bench\w*|collect|obtain|these|those|the|that|this) (?:numbers?|timings?|times|figures?|results?|measurements?)",
                # a launch returns before the kernel ends: the timer may stop at the launch, not the completion
                r"(?:measur|tim)\w* (?:just |only |merely )?(?:the )?(?:launch|enqueue|dispatch|submission|api call|host call)(?:es)?(?: (?:time|latency|call))?(?= (?:rather than|instead of|and not|not) )",
-               r"(?:rather than|instead of|not|before) (?:the )?(?:kernel|gpu|device|work)(?:'s)? (?:actually )?(?:finish\w*|complet\w*|end(?:s|ing)?|done)",
+               r"(?:rather than|instead of) (?:the )?(?:kernel|gpu|device|work)(?:'s)? (?:actually )?(?:finish\w*|complet\w*|end(?:s|ing)?|done)",
                r"launch(?:es)? (?:is |are )?(?:asynchronous|async)(?! copy| copies)", r"(?:asynchronous|async) (?:kernel )?launch(?:es)?")),
     # -- where the time goes
     ("launch_count", (r"how many (?:separate |distinct |individual |cuda |gpu )?(?:kernels?|launches|kernel launches)", r"count the kernel launches", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
@@ -228,7 +228,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:timeline|trace|gaps?|idle|bubbles?) between (?:your|our|the) kernels",
                          r"(?:timeline|trace)[^?.!\n]{0,30}between (?:the )?(?:launches|kernels)", r"(?:gpu |device )?idle (?:time )?between",
                          r"actual gpu work", r"gpu work vs",
-                         r"(?:overhead|gaps?|idle|idling|bubbles?) between kernels", r"gaps? between (?:the )?(?:launches|kernels|calls)",
+                         r"(?:overhead|gaps?|idle|idling|bubbles?|dead time) between kernels", r"gaps? between (?:the )?(?:launches|kernels|calls)",
                          r"(?:gpu|device) (?:is |sits? |sitting |stays? )?idl\w* between", r"cuda_api_sum", r"api (?:time|call time)s?",
                          r"cudalaunchkernel", r"launch (?:rate|throughput)",
                          # the kernel got faster and the step did not: the time is outside the kernel
@@ -472,11 +472,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  # the curve over problem sizes: a sweep, a rate against the size, where it falls off
                  r"scal(?:e|es|ed|ing) (?:\w+ )?(?:with|across|over|in) (?:the )?(?:problem |input |matrix |batch |sequence )?(?:size|n|m|k|batch|seq ?len|length|shape|dimension)s?",
                  r"sweep\w* (?:over |across |through )?(?:the )?(?:batch(?: size)?|seq ?len\w*|seq_len|sequence lengths?|[nmk]|sizes?|problem sizes?|shapes?|hidden(?: size)?|dims?|tokens?|lengths?|head ?dims?)(?: from| over| across| between| in steps)",
-                 r"(?:size|shape|batch|seqlen|problem[- ]size) sweep", r"sweep of (?:sizes|shapes|problem sizes|batch sizes|lengths)",
+                 r"(?<!block )(?<!tile )(?<!tiling )(?<!config )(?:size|shape|batch|seqlen|problem[- ]size) sweep", r"sweep of (?:sizes|shapes|problem sizes|batch sizes|lengths)",
                  r"(?:vs\.?|versus|against|over|as a function of) (?:the )?(?:problem|input|matrix|batch|sequence) (?:size|length)s?",
                  r"falls? off (?:a )?cliff", r"(?:perf|performance|speedup|throughput|tflops) cliff", r"crossover (?:point|size|shape)",
-                 r"(?:hold|holds|true|work|works|win|wins|faster) (?:\w+ )?(?:for|at|on) (?:small|smaller|tiny|large|larger|big|bigger|other|different) (?:problems?|problem sizes?|sizes?|shapes?|batch(?:es| sizes?)?|inputs|seq ?lens)",
-                 r"(?:what|how fast|how) (?:is|'s|does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}")),
+                 r"(?:hold|holds|win|wins|speedup|gain) (?:\w+ )?(?:for|at|on) (?:small|smaller|tiny|large|larger|big|bigger) (?:problems?|problem sizes?|sizes?|shapes?|batch(?:es| sizes?)?|inputs|seq ?lens)",
+                 r"(?:what|how fast|how)(?: is|'s| does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}")),
     # -- is it right
     ("edge_shapes", (r"ragged", r"odd(?:[- ]sized?| lengths?| sizes?| shapes?| dims?)", r"non-?multiple", r"not a multiple",
                      r"isn'?t a multiple", r"aren'?t a multiple", r"doesn'?t divide", r"tail (?:tile|block)s?",
@@ -581,12 +581,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"use_deterministic_algorithms", r"cublas_workspace_config", r"split-?k (?:reduction )?order")),
     # a test that fails only sometimes: how often it fails over many reruns (a race, a bad seed), not
     # whether two outputs are bit-equal nor how timings spread
-    ("flaky_failures", (r"flak\w*", r"heisenbugs?", r"intermittent\w*", r"sporadic\w*", r"intermittent failure",
+    ("flaky_failures", (r"flak(?:y|iness|ier|ily|e|es|ed)(?![\d\w])", r"heisenbugs?", r"intermittent failure",
+                        r"(?:intermittent|sporadic)(?:ally|ly)? (?:fail\w*|errors?|mismatch\w*|crash\w*|wrong|bad|nans?|bugs?|hangs?|test failures?)",
                         r"(?:fails?|failed|failing|passes|passed) (?:only )?(?:once|sometimes|occasionally|randomly|intermittently|now and then|every so often|some of the time|\d+ (?:times )?(?:in|out of) \d+)",
                         r"fail(?:ure)? (?:rate|count|frequency|ratio)", r"pass(?:ing)? rate (?:over|across|out of|in) (?:\d+ |n )?(?:runs|reruns|tries|attempts|trials|repeats|seeds)", r"repro(?:duction)? rate",
                         r"how (?:many|often)(?: \w+){0,3} fail\w*", r"(?:count|number) (?:of )?(?:the )?fail(?:ures|s)",
                         r"(?:loop|rerun|re-run|run|repeat)\w* (?:the |that |this )?(?:failing|flaky|failed) (?:test|case|run)s?",
-                        r"fails? again", r"(?:does|did|will) it (?:still )?fail (?:again|ever|sometimes)")),
+                        r"(?:does|did|will) it (?:still )?fail (?:ever|sometimes)")),
     ("work_skipped", (r"skip\w* (?:the )?work", r"full computation", r"cached between", r"re-?randomi[sz]\w*",
                       r"fresh (?:random )?inputs?", r"different inputs? each", r"change the input", r"same buffer",
                       r"memoi[sz]\w*", r"change accordingly", r"result cach\w*", r"still do(?:es)? the (?:full )?work",
@@ -618,7 +619,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"(?:complete|full|entire|whole) (?:correctness |eval\w* |test )?(?:run|sweep|suite)", r"(?:complete|full|entire|whole) (?:correctness|eval\w*|test) pass",
                    r"(?:grader|scorer|evaluator)(?:'s)? (?:result|score|report|number|verdict)s?",
                    r"(?:\d+|several|a few|two|three|many) (?:edits?|changes?|commits?|patches|versions?) ago",
-                   r"(?:whole|entire|full|complete) tests?/?(?: (?:dir\w*|folder|suite|set|tree))", r"all (?:the )?tests(?! pass(?:ed)? on)",
+                   r"(?:whole|entire|full|complete) tests?/?(?: (?:dir\w*|folder|suite|set|tree))",
                    r"(?:which|what) tests (?:did|have|do) (?:you|u|we) (?:actually |really )?(?:run|ran)", r"tests (?:you|u) (?:actually )?ran",
                    r"not (?:just|only) test_\w+", r"(?:go|goes|went|gone|come back|came back|turn\w*|all) green")),
     ("absolute_time", (r"absolute (?:runtime|time|timings?)", r"raw (?:ms|us|µs|time|times|timings?)",
@@ -642,7 +643,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"all[- ](?:zeros?|ones)", r"uniform (?:inputs?|values|rows?)")),
     # work spread unevenly over groups: tokens routed to a few experts, segments of very different
     # lengths in a grouped launch; is it still fast, still right
-    ("load_skew", (r"skew\w* (?:\w+ )?(?:experts?|routing|router|distribution|load|tokens|groups?|segments?|batch\w*|workloads?)",
+    ("load_skew", (r"skew\w* (?:\w+ )?(?:experts?|routing|router|load|tokens|groups?|segments?|workloads?)",
                       r"(?:data|load|work|expert|routing|token|group) (?:skew\w*|imbalance\w*)", r"imbalanc\w*", r"unbalanced", r"lopsided",
                       r"zipf\w*", r"power[- ]law", r"hot experts?", r"(?:tokens|rows) per expert", r"expert (?:load|loads|counts?|sizes?|capacity|histogram)",
                       r"(?:balanced|uniform|even|random) (?:routing|router|tokens per|expert load|expert assignment)",
@@ -650,15 +651,15 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:real|realistic|production|trained) routers?", r"routing (?:distribution|skew|imbalance|pattern|histogram)",
                       r"capacity factor", r"group sizes? (?:vary|varies|uneven|differ\w*)", r"(?:uneven|unequal|variable) group sizes?")),
     # offsets computed in 32 bits wrapping past 2^31 elements: what type the index math uses
-    ("index_overflow", (r"int32 index wrap", r"2 ?(?:\^|\*\*) ?3[12]", r"2\.[0-9] ?(?:b|billion)(?: elements| entries| values)?", r"int_max",
+    ("index_overflow", (r"int32 index wrap", r"2 ?(?:\^|\*\*) ?3[12]", r"int_max",
                         r"\d+(?:\.\d+)? ?(?:b|billion) (?:elements|entries|values|rows|tokens)",
-                        r"(?:32|64)[- ]?bit (?:index\w*|offsets?|ints?|integers?|math|arithmetic|addressing|pointers?)",
+                        r"(?:32|64)[- ]?bit (?:index\w*|offsets?|ints?|integers?|addressing|pointers?)",
                         r"(?:int|int32|int64|i32|i64|long|size_t|uint32) (?:index\w*|offsets?|idx|math|arithmetic|addressing)",
                         r"(?:fit|fits) in (?:an? )?(?:int|int32|32 bits|31 bits|32-bit)", r"flat (?:index|offset)",
                         r"(?:type|dtype|width) (?:are |is |of )?(?:the )?(?:offsets?|indices|indexes|index math|idx math|pointer arithmetic)",
-                        r"(?:offsets?|indices|index math|idx math) (?:are |is )?(?:computed |done )?in (?:int|int32|int64|32|64)",
+                        r"(?:offsets?|indices|index math|idx math|pointer arithmetic|address math) (?:are |is )?(?:computed |done )?in (?:int|int32|int64|32|64)",
                         r"(?:index|idx|offset) math", r"size_t", r"(?:big|huge|giant|massive|enormous) tensors?",
-                        r"wrap\w* (?:around|negative)", r"(?:more than|over|above|past|beyond|exceed\w*) (?:\d+ ?)?(?:gb|gib) (?:tensors?|inputs?|buffers?|allocations?)")),
+                        r"wrap\w* negative", r"(?:more than|over|above|past|beyond|exceed\w*) (?:\d+ ?)?(?:gb|gib) (?:tensors?|inputs?|buffers?|allocations?)")),
     # -- against what
     ("vendor_baseline", (r"cublas\w*", r"cudnn", r"cutlass", r"cute", r"torch\.(?:matmul|mm|bmm|nn|compile|einsum|baddbmm|addmm|ops|sort|topk|softmax|layer_norm)[\w.]*",
                          r"torch(?:'s)? (?:sdpa|matmul|kernel|implementation|op)", r"sdpa", r"flash[- ]?att(?:n|ention)(?:[- ]?\d)?",
