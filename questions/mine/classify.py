@@ -265,7 +265,10 @@ _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 #: An order named before a colon, its object after it: one sentence ("table: case | seed | ours",
 #: "A/B it: with vs without the last commit", "check memory workload analysis: l2 hit ratio").
 _LABEL_ORDER = re.compile(r"^(?:pls\s+|please\s+)?(?:table|tabulate|ablate|a/b|ab test|check|measure|profile|time|compare|"
-                          r"diff|count|dump|list|show)\b(?:\s+[\w/.-]+){0,3}$", re.I)
+                          r"diff|count|dump|list|show)\b(?:\s+[\w/.-]+){0,3}$|"
+                          # "show me the roofline point for the kernel: achieved FLOP/s and ..."
+                          r"^(?:pls\s+|please\s+)?(?:show|give|print|report|list|measure|compute|dump)\s+(?:me|us)\s+"
+                          r"(?:the|a|an)\s+(?:[\w/.-]+\s+){0,6}[\w/.-]+$", re.I)
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|vs|etc|approx|cf|resp|incl|eq|fig)\.", re.I)
 
 
@@ -325,7 +328,9 @@ def is_interrogative(sentence: str) -> bool:
     # occupancy pls", "list every case where new < old"
     measuring = _MEASURE_VERBS.match(core) is not None
     action = not measuring and _IMPERATIVE.match(core) is not None
-    if (s.endswith("?") and core[:1].isalnum() and not action and not _STATEMENT_OPEN.match(core)
+    if _TERSE_OK.match(core):
+        return True  # "odd seqlens ok?", "big tensors fine?" (not "that ok?", a tag)
+    if (s.endswith("?") and (core[:1].isalnum() or core[:1] == "%") and not action and not _STATEMENT_OPEN.match(core)
             and not _SUBJECT_VERB_EARLY.match(core) and not _HEDGED.search(core) and not _TAG_END.search(core)
             and not _ASKS_FOR_ACTION.search(core) and 1 <= _weight(core) and len(core.split()) <= 16):
         return True
@@ -388,7 +393,7 @@ _IF_THEN_ASK = rx(r"^(?:if|when|once|after)\s+[^?]{3,80}?[\s,]\s*(?:does|do|did|
 
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
-_PROPOSAL = rx(r"^(?:how about|what about|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+_PROPOSAL = rx(r"^(?:(?:how|what)\s+about(?=\s+(?:\w+ing|a|an|one|just|instead|adding|trying)\b|[^?]*\b" + _SOLUTION_TERMS + r"\b)|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
                r"(?:shouldn't|shouldnt|should)\s+(?:you|u)\s+(?:be\s+)?(?!(?:have|know|check|verify|measure|test|profile|run|rerun)\b)\w+|"
                r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
                r"maybe we)\b")
@@ -449,6 +454,11 @@ _QUOTES_AGENT = rx(r"^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say
                    r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
+#: what is asked after an action: "... and tell me the register count"
+_ASKED_AFTER = rx(r"\b(?:and|then|,)\s+(?:tell|show|give)\s+(?:me|us)\b|\b(?:and|then|,)\s+(?:report|print|paste|list)\b")
+#: "odd seqlens ok?": a terse asking whether a case works ("that ok?" is a tag)
+_TERSE_OK = rx(r"^(?!(?:that|this|it|all|everything|we|you|u|i|so|and|ok|okay)\b)(?:[\w.+/-]+\s+){1,3}"
+               r"(?:ok|okay|fine|good|handled|covered|safe)\s*\?$")
 #: a cause put as a question: "doesn't the memset cost you a launch?", "could the mismatch be ...?"
 _DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|won't|wont|don't|dont|could|might)\b")
 #: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
@@ -500,7 +510,10 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")
         tried_input = TRY_INPUT.match(core) is not None and measurement_order(s)
-        if not tried_input and (_SOLUTION_CORE.match(core) or _SOLUTION_ANY.search(ls)
+        # the technique is in what is done, not in what is asked after it ("compile with -Xptxas -v and
+        # tell me the register count"; "try float4 loads and tell me the time" still names one)
+        done = _ASKED_AFTER.split(core, 1)[0]
+        if not tried_input and (_SOLUTION_CORE.match(done) or _SOLUTION_ANY.search(ls)
                                 or (_HELP.search(ls) and _TERM.search(ls))):
             reasons.append("suggests a solution")
         elif _PROPOSAL.match(core) and s.rstrip().endswith("?"):

@@ -29,14 +29,14 @@ TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(
 #: names what is measured (a topic, a measurable) or asks for a comparison or a report; an order that
 #: names only a tool, an artifact or a run ("profile it with ncu", "show me the SASS", "rerun the
 #: full evaluation", "benchmark it again"), or changes something, is a directive.
-_ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check)[\s,:]+)*"
+_ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check|go(?!\s+ahead\b))[\s,:]+)*"
 #: what "compute ..." must name to be a measurement ("compute flops/time", "compute the roofline bound";
 #: not "compute the softmax in fp32")
 _QUANTITY = (r"(?:t?flops|flop/s|bandwidth|bw|roofline|bound|ratio|error|time|bytes|occupancy|throughput|speedup|"
              r"percent(?:age)?|%|numbers?|count|fraction|utili[sz]ation|peak|gb/s|tb/s|arithmetic intensity|"
              r"intensity|waves?|efficiency)\b")
 #: verbs that measure by themselves
-MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|"
+MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|sweep|"
                   r"(?:git\s+)?diff|hash|quantify|count(?!\s+on\b)|plot|compare(?!\s+notes\b)|repeat(?!\s+after\b)|validate|"
                   # a tool as the verb ("ncu --set full the gemm"; not "ncu locks clocks to base ...")
                   r"(?:ncu|nsys|cuobjdump|nvdisasm|compute-sanitizer)(?!\s+(?:is|was|has|does|did|can|will|would|should|"
@@ -59,7 +59,8 @@ _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|pri
 _ABLATION = rx(_ORDER_OPEN + r"(?:disable|turn\s+off|switch\s+off|remove|drop|revert|undo|comment\s+out|back\s+out)\s+"
                r"[^,.;]{1,60}?\b(?:and|then)\s+(?:re-?)?(?:measure|time|bench\w*|profile|report|tell|compare|rerun|run)\b")
 #: verbs that run or build: they measure only with a report or a comparison asked after them
-_RUN_VERB = rx(_ORDER_OPEN + r"(run|rerun|re-run|do|build|rebuild|compile|launch|execute|try|feed)\b")
+_RUN_VERB = rx(_ORDER_OPEN + r"(run|rerun|re-run|redo|do|build|rebuild|compile|launch|execute|try|feed|loop(?!\s+in\b)|"
+               r"generate)\b")
 #: running a checker is a measurement ("run compute-sanitizer on it"), and so is running the check on
 #: named inputs ("run correctness on shapes that aren't tile aligned"); "run the tests" is an order
 _RUN_CHECK = rx(_ORDER_OPEN + r"(?:run|rerun|re-run)\s+(?:(?:compute-sanitizer|cuda-memcheck|sanitizer|memcheck|racecheck|"
@@ -71,9 +72,11 @@ _ORDER_SETTING = rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s
                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
                     r"compare|pull|grab|get|compute|run|rerun)\b))")
-_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|"
+_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|pull|grab|"
+                  r"extract|collect|plot|"
                   r"put\s+it\s+next\s+to)\b")
-_THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash)\b|"
+_THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash|bench\w*|profile)\b|"
+                   r"\bnext\s+to\s+(?:ours|yours|mine|it|the\s+(?:seed|baseline|reference|old|new))\b|"
                    # "... and tell me the dominant one" (not "... and tell me when it's done")
                    r"\b(?:and|then|,)\s+(?:tell|let)\s+(?:me|us)\s+(?:know\s+)?(?!when\b|once\b|if\s+it\s+(?:finishes|fails)\b)\w|"
                    r"\b(?:vs\.?|versus)\s+\w|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
@@ -116,7 +119,8 @@ _DOUBT = rx(r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:trust|believe|buy)\s+(?:a|t
 #: an order not to measure ("..., don't compare them directly")
 _DONT_MEASURE = rx(r"\b(?:don'?t|dont|do\s+not)\s+(?:compare|measure|time|bench\w*|profile|run|rerun|report|print|show)\b")
 #: a standing instruction ("report medians from here on"): how to work, not a measurement asked now
-_STANDING = rx(r"\b(?:from (?:now|here) on|going forward|from now|in (?:the )?future|every time|each time|"
+_STANDING = rx(r"\b(?:from (?:now|here) on|going forward|from now|in (?:the )?future|"
+               r"(?:every|each) time\s+(?:you|we|i|u|it|the|a|there|something|anything|someone)\b|"
                r"always|never|whenever)\b")
 #: tools and artifacts: naming them is not naming what is measured ("profile it with ncu")
 _TOOL_WORDS = rx(r"\b(?:ncu|nsys|nsight(?:\s+(?:compute|systems))?|profiler?|profile|sass|ptx|report|summary)\b")

@@ -498,19 +498,7 @@ FACTS_AND_TECHNIQUES_ROUND9 = [
 ]
 
 
-@pytest.mark.parametrize("text", MEASUREMENT_ORDERS_ROUND9)
-def test_round9_orders_to_measure_are_questions(text):
-    assert classify(text).label == "question", (text, classify(text))
 
-
-@pytest.mark.parametrize("text", ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9)
-def test_round9_orders_that_only_look_like_measurements_are_not_questions(text):
-    assert classify(text).label != "question", (text, classify(text))
-
-
-@pytest.mark.parametrize("text", FACTS_AND_TECHNIQUES_ROUND9)
-def test_round9_facts_and_techniques_asked_as_questions_are_information(text):
-    assert classify(text).label == "information", (text, classify(text))
 
 
 # Round 10 (tuned on sets AC-AF): leading questions that hand over a cause or a fix ...
@@ -532,11 +520,41 @@ QUESTIONS_THAT_LOOK_LEADING = [
 ]
 
 
-@pytest.mark.parametrize("text", FACTS_AND_TECHNIQUES_ROUND10)
-def test_round10_leading_questions_with_a_cause_or_a_fix_are_information(text):
-    assert classify(text).label == "information", (text, classify(text))
 
 
-@pytest.mark.parametrize("text", QUESTIONS_THAT_LOOK_LEADING)
-def test_round10_askings_that_only_look_leading_stay_questions(text):
-    assert classify(text).label == "question", (text, classify(text))
+# Round 10, askings AC-AF's writers meant that the classifier lost ...
+MEASUREMENT_ORDERS_ROUND10 = [
+    "compile moe_grouped_gemm with -Xptxas -v and tell me the register count and spill stores/loads for the 128x256 config",
+    "% of peak bw?",
+    "show me the roofline point for the kernel: achieved FLOP/s and arithmetic intensity vs the sm_90 peaks",
+    "rerun it 10x and print each time, i want to see the noise",
+    "sweep batch from 1 to 256 for the decode gemm and print speedup vs baseline at each",
+    "go dump the -Xptxas -v output for the new build and paste the lines for the attn fwd + bwd",
+    "run ncu on the transpose stage and pull l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum plus the _op_st one",
+    "redo the bench with a cache clear before every iteration and show me both numbers side by side",
+    "odd seqlens ok?", "big tensors ok?",
+    "benchmark torch._scaled_mm on the exact same shapes and put it in a table next to ours",
+    "what about fully masked rows?",
+    "loop the failing test like 50 times and give me the failure count",
+    "sweep N from 3840 to 4608 in steps of 64 and plot time vs N",
+    "generate a zipf routing distribution and a uniform one and bench the grouped gemm on each",
+]
+# ... and, written first as the adversary of those rules, messages that only look like them.
+NOT_QUESTIONS_ROUND10 = [
+    "each time you change the kernel, rerun the suite", "go ahead and commit", "sweep the stale branches and delete them",
+    "what about using TMA for the K tile?", "what about a 128x256 tile?", "that ok?", "loop in the team when it's done",
+    "generate the docs and show me", "try vectorizing the loads with float4 and tell me the time",
+    "Profile the biggest scenario with ncu and show me the summary.",
+]
+
+
+#: rounds 9 and 10: what each message must be read as ("not question": anything but a question)
+LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10]
+                + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10]
+                + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10])
+
+
+@pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
+def test_later_rounds_orders_leading_questions_and_their_look_alikes(text, expected):
+    label = classify(text).label
+    assert (label != "question") if expected == "not question" else (label == expected), (text, classify(text))
