@@ -211,6 +211,9 @@ def test_the_domain_table_names_what_is_measured(text, topic):
     ("redo it with an L2 clear between reps", "cache_state"),
     ("odd seqlens like 1023 ok?", "edge_shapes"),
     ("try hidden sizes 4095, 4097 and 5000", "edge_shapes"),
+    ("paste what -Xptxas -v prints for the bwd kernel", "registers"),
+    ("time torch._scaled_mm on our shapes for reference", "vendor_baseline"),
+    ("step N in steps of 128 and look for a sawtooth in the timings", "waves"),
 ])
 def test_later_rounds_vocabulary_names_its_measurement(text, topic):
     assert topic in topics(text), (text, topics(text))
