@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from questions.mine.orders import MEASURE_VERB, TRY_INPUT, changes, measurement_order
+from questions.mine.orders import MEASURE_VERB, TRY_INPUT, changes, doubts, measurement_order
 from questions.mine.phrases import CONTENT, FILLER, MEASURABLE, rx, strip_filler
 from questions.mine.topics import topics
 
@@ -253,7 +253,10 @@ _MEASURE_VERBS = rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|s
 _SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|"
                     r":\s+(?![^:?]{1,20}\?\s*$)|"  # (not before a short choice: "causal vs dense: ~2x or ~1x?")
                     r",\s+(?=(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|which|where|what's|how's|whats|wats|"
-                    r"has|have|is|are|does|did|was|were)\b)|"
+                    r"has|have|is|are|does|did|was|were|do|r\s+(?:u|you)|(?:u|you)\s+sure)\b)|"
+                    # "... is best but did autotune actually pick that?"
+                    r"\s+but\s+(?=(?:did|does|do|is|are|was|were|has|have|can|could)\s+(?:it|you|u|we|they|the|this|that|"
+                    r"autotune|ncu|nsys)\b)|"
                     # "your 1.4x is vs the old seed number, measure the seed again ...": an order after a comma
                     r",\s+(?=(?:pls\s+|please\s+)?(?:measure|re-?measure|re-?time|profile|bench|benchmark|rerun|re-run|"
                     r"redo|dump|validate)\s+(?:it|the|this|that|both|them|each|every|all|again)\b)|"
@@ -328,6 +331,8 @@ def is_interrogative(sentence: str) -> bool:
     # occupancy pls", "list every case where new < old"
     measuring = _MEASURE_VERBS.match(core) is not None
     action = not measuring and _IMPERATIVE.match(core) is not None
+    if s.endswith("?") and len(core.split()) <= 3 and topics(core):
+        return True  # "launch overhead?", "spill count?" (a verb's form, a measurement's name)
     if _TERSE_OK.match(core):
         return True  # "odd seqlens ok?", "big tensors fine?" (not "that ok?", a tag)
     if (s.endswith("?") and (core[:1].isalnum() or core[:1] == "%") and not action and not _STATEMENT_OPEN.match(core)
@@ -388,7 +393,7 @@ _REPORT_MEASURE = rx(r"^(?:(?:please|pls|plz|just|then|and|now)\s+)*(?:list|show
 _TELL_ME_WHAT = rx(r"\b(?:and|then|,)\s+(?:tell|let)\s+me\s+(?:know\s+)?(?:what|how|whether|if|which|where|why|"
                    r"the\s+numbers?|the\s+count|regs)\b")
 #: A question after a condition: "if you change the input, does the output change?"
-_IF_THEN_ASK = rx(r"^(?:if|when|once|after)\s+[^?]{3,80}?[\s,]\s*(?:does|do|did|is|are|was|were|will|would|can|could|has|"
+_IF_THEN_ASK = rx(r"^(?:if|when|once|after)\s+[^?]{3,140}?[\s,]\s*(?:does|do|did|is|are|was|were|will|would|can|could|has|"
                   r"have)\s+(?:the|it|we|you|u|they|this|that|these|those|our|your|its)\b")
 
 
@@ -404,9 +409,11 @@ _MEASURING = rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|t
                 r"benchmark|print|report|dump|break\s+(?:it\s+|this\s+|that\s+)?down)\b|"
                 # "can you confirm the mma path is taken", "verify the gemm gives the right answer": a claim to check
                 r"^(?:confirm|verify|check)\s+(?:that\s+|whether\s+|if\s+)?[^?]{0,60}?\b(?:is|are|was|were|gives?|"
-                r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?)\b")
+                r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?|contains?|includes?|uses?|has|"
+                r"have|runs?|hits?|lands?)\b")
 #: "... and count the kernels", "... and tell me the number": the action is there to measure
-_AND_MEASURE = rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|"
+_AND_MEASURE = rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|grab|pull|"
+                  r"get|dump|print|paste|collect|"
                   r"check|verify|confirm)\b")
 #: A request that asks for the result to be reported ("... and tell me the number", "... so we know where
 #: the roof is", "can u paste it"): a measurement asked for, not an action.
@@ -459,8 +466,12 @@ _ASKED_AFTER = rx(r"\b(?:and|then|,)\s+(?:tell|show|give)\s+(?:me|us)\b|\b(?:and
 #: "odd seqlens ok?": a terse asking whether a case works ("that ok?" is a tag)
 _TERSE_OK = rx(r"^(?!(?:that|this|it|all|everything|we|you|u|i|so|and|ok|okay)\b)(?:[\w.+/-]+\s+){1,3}"
                r"(?:ok|okay|fine|good|handled|covered|safe)\s*\?$")
+#: an order to check that follows a leading question: the check is what is asked
+_CHECK_ORDER = rx(r"^(?:(?:pls|please|then|so|now|just|go)\s+)*(?:redo|rerun|re-run|re-?measure|measure|re-?profile|profile|"
+                  r"re-?time|time|check|verify|prove|show)\b")
 #: a cause put as a question: "doesn't the memset cost you a launch?", "could the mismatch be ...?"
-_DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|won't|wont|don't|dont|could|might)\b")
+_DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|won't|wont|don't|dont|shouldn't|shouldnt|could|"
+                    r"might)\b")
 #: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
 _FIX_VERB = rx(r"^(?:(?:just|then|so|and|instead|maybe|rather)\s+)*(?:allocate|zero|hoist|move|reuse|cache|precompute|fuse|"
                r"inline|unroll|pad|swap|split|merge|drop|remove|replace|switch|use|add|set|make|change|bump|raise|lower|"
@@ -487,7 +498,9 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         sentences_ = sentences(_CODE_FENCE.sub(" ", text))
     if flags is None:
         flags = [is_interrogative(s) for s in sentences_]
-    for s, question in zip(sentences_, flags):
+    checked = {i for i in range(len(sentences_) - 1)
+               if not flags[i + 1] and _CHECK_ORDER.match(strip_filler(sentences_[i + 1].lower()))}
+    for i, (s, question) in enumerate(zip(sentences_, flags)):
         ls = s.lower()
         core = strip_filler(ls)
         digits = _DIGIT.search(ls) is not None
@@ -505,7 +518,8 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("hands over a fact")
         if _HYPOTHESIS.match(core):
             reasons.append("offers a cause")
-        if question and (_LEADING.search(core) or _LEADING_BETTER.match(core) or _CANT_IT.match(core)):
+        if question and (_LEADING.search(core) or _LEADING_BETTER.match(core) or _CANT_IT.match(core)) \
+                and i not in checked:  # ("isn't that just L2 serving it warm? redo it cold": the check is asked)
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")
@@ -550,7 +564,8 @@ def classify(text: str, via: str | None = None) -> Classification:
     flags = [is_interrogative(s) for s in sents]
     if not any(flags) and not any(changes(strip_filler(s.lower())) for s in sents):
         # an order to measure asks when nothing else in the message asks, nor orders a change
-        flags = [measurement_order(s) for s in sents]
+        doubted = any(doubts(s) for s in sents)
+        flags = [measurement_order(s, doubted) for s in sents]
     info = information_markers(text, sents, flags)
     if via == "ask_user_question":
         return Classification("information" if info else "other",

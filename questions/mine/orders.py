@@ -13,7 +13,8 @@ from questions.mine.topics import topics
 #: an input tried: "try seqlen 1000 instead of 1024 ...", "try scaling the inputs up 100x ..."
 TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(?:it\s+)?(?:with\s+|on\s+)?"
                r"(?:an?\s+|the\s+|some\s+)?(?:[\w.-]+\s+){0,3}?(?:sizes?|shapes?|inputs?|values?|rows?|cases?|"
-               r"seq_?len\w*|lengths?|dims?|batch(?:es)?|zeros|nans?|infs?|denormals?|magnitudes?|logits)\b"
+               r"seq_?len\w*|lengths?|dims?|batch(?:es)?|zeros|nans?|infs?|denormals?|magnitudes?|logits|sequences?|seqs?|"
+               r"tensors?|matri(?:x|ces)|arrays?)\b"
                # ... "stress it with inf/nan/extreme values", "run some odd dims through it", "throw a
                # non-multiple-of-16 hidden size at the rmsnorm" (at the kernel, not "through the formatter")
                r"|^(?:(?:pls|please|just|now|also|then)\s+)*stress(?:[- ]test)?\s+(?:it|the\s+[\w.-]+)\s+with\s+"
@@ -36,7 +37,9 @@ _QUANTITY = (r"(?:t?flops|flop/s|bandwidth|bw|roofline|bound|ratio|error|time|by
              r"percent(?:age)?|%|numbers?|count|fraction|utili[sz]ation|peak|gb/s|tb/s|arithmetic intensity|"
              r"intensity|waves?|efficiency)\b")
 #: verbs that measure by themselves
-MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|sweep|"
+MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|sweep|calc|"
+                  r"prove\s+(?:it|that|this|me\s+wrong)(?=\s+(?:from|with|using|by|in|on)\b)|"
+                  r"make\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)|"
                   r"(?:git\s+)?diff|hash|quantify|count(?!\s+on\b)|plot|compare(?!\s+notes\b)|repeat(?!\s+after\b)|validate|"
                   # a tool as the verb ("ncu --set full the gemm"; not "ncu locks clocks to base ...")
                   r"(?:ncu|nsys|cuobjdump|nvdisasm|compute-sanitizer)(?!\s+(?:is|was|has|does|did|can|will|would|should|"
@@ -53,13 +56,15 @@ _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|pri
                 r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get\s+(?:me|us)|"
                 r"get(?=\s+(?:the|a|an)\s)(?![^,.;]*\b(?:up|down|to|under|below|above|over|passing|working|green|right|"
                 r"fixed|done|going|into|merged|reviewed)\b)|fetch|collect|gather|capture|"
-                r"log(?=[^.;]*\b(?:per|each|every|chosen|selected|picked|which)\b))\b(?!\s+(?:in|out|rid)\b)")
+                r"get(?=\s+[\w.]+__\w)|"  # a metric by its name: "get l1tex__data_bank_conflicts..."
+                r"log(?=[^;]{0,120}?\b(?:per|each|every|chosen|selected|picked|which)\b))\b(?!\s+(?:in|out|rid)\b)")
 #: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
 #: report the timing", "turn off the double buffering and measure")
 _ABLATION = rx(_ORDER_OPEN + r"(?:disable|turn\s+off|switch\s+off|remove|drop|revert|undo|comment\s+out|back\s+out)\s+"
                r"[^,.;]{1,60}?\b(?:and|then)\s+(?:re-?)?(?:measure|time|bench\w*|profile|report|tell|compare|rerun|run)\b")
 #: verbs that run or build: they measure only with a report or a comparison asked after them
 _RUN_VERB = rx(_ORDER_OPEN + r"(run|rerun|re-run|redo|do|build|rebuild|compile|launch|execute|try|feed|loop(?!\s+in\b)|"
+               r"(?:git\s+)?checkout|check\s+out|(?:git\s+)?stash|"
                r"generate)\b")
 #: running a checker is a measurement ("run compute-sanitizer on it"), and so is running the check on
 #: named inputs ("run correctness on shapes that aren't tile aligned"); "run the tests" is an order
@@ -72,8 +77,10 @@ _ORDER_SETTING = rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s
                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
                     r"compare|pull|grab|get|compute|run|rerun)\b))")
-_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|pull|grab|"
-                  r"extract|collect|plot|"
+_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|"
+                  # a metric pulled, not a branch ("... and pull l1tex__...", not "... and pull the latest")
+                  r"(?:pull|grab|extract|collect)(?=\s+(?:the\s+)?(?:[\w.]*__\w|numbers?\b|metrics?\b|counters?\b|stats\b|"
+                  r"values?\b|sections?\b))|"
                   r"put\s+it\s+next\s+to)\b")
 _THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash|bench\w*|profile)\b|"
                    r"\bnext\s+to\s+(?:ours|yours|mine|it|the\s+(?:seed|baseline|reference|old|new))\b|"
@@ -100,22 +107,30 @@ _NOT_A_CHANGE = rx(r"\bpost\s+(?:the\s+|all\s+(?:the\s+)?)?(?:numbers?|results?|
                    r"times|figures?|stats|samples|values|table|breakdown)\b(?![^.;]*\b(?:in|on|to|into)\s+(?:the\s+|our\s+)?"
                    r"(?:slack|channel|thread|pr|wiki|readme|docs?|issue|ticket)\b)|"
                    r"\buse\s+(?:the\s+|a\s+)?(?:compute-sanitizer|sanitizer|memcheck|racecheck|ncu|nsys|nsight(?:\s+\w+)?|"
-                   r"profiler|cuobjdump|cuda\s+events|events)\b(?![^.;]*\b(?:and|then)\s+(?:fix|change|update|commit)\b)")
+                   r"profiler|cuobjdump|cuda\s+events|events)\b(?![^.;]*\b(?:and|then)\s+(?:fix|change|update|commit)\b)|"
+                   r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)")
 
 
 def changes(sentence: str) -> bool:
-    """Whether a sentence (lower case, fillers stripped) orders a change (CHANGE_VERB, not _NOT_A_CHANGE)."""
+    """Whether a sentence (lower case, fillers stripped) orders a change (CHANGE_VERB, not _NOT_A_CHANGE;
+    an aside in parentheses aside)."""
+    sentence = _ASIDE.sub(" ", sentence)
     return any(not _NOT_A_CHANGE.match(sentence, m.start(1)) for m in CHANGE_VERB.finditer(sentence))
 _BREAKDOWN_OR_DIFF = rx(r"^(?:break\b|(?:git\s+)?(?:diff|compare)\s+(?:[\w.-]+\s+){0,4}?(?:against|vs\.?|versus|"
                         r"between|with|since|to)\b)")
 #: a doubt about a result or its scope: a rerun asked to challenge a claim ("run it again, i don't trust
 #: a single sample", "rerun the suite, not only the shape you tuned", "rerun the timing before claiming it")
-_DOUBT = rx(r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:trust|believe|buy)\s+(?:a|the|that|this|one|your|these|those|"
+_DOUBT = rx(r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:buy|believe)\s+(?:that|it|this|your|the\s+claim)\b(?!\s*[,.;])|"
+            r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:trust|believe|buy)\s+(?:a|the|that|this|one|your|these|those|"
             r"single|just\s+one)?\s*(?:single\s+|one\s+)?(?:samples?|numbers?|results?|measurements?|timings?|runs?|"
             r"wins?|figures?|speedups?|benchmarks?|bench|data\s*points?)\b|"
             r"\bnot\s+(?:just|only)\s+(?:the\s+)?(?:one|that|this|\d+|a\s+few|some)\s+(?:[\w.-]+\s+)?(?:shapes?|cases?|scenarios?|"
             r"configs?|sizes?|inputs?|kernels?)\b|"
             r"\bbefore\s+(?:claiming|calling|declaring|saying|reporting|we\s+call|you\s+call|we\s+claim|you\s+claim)\b")
+#: an aside in parentheses ("(int8 is fine to keep mem down)") says nothing about the order
+_ASIDE = rx(r"\([^()]{0,120}\)")
+#: checks whose result a report shows ("run pytest ... and paste the tail")
+_CHECKS = rx(r"\b(?:pytest|tests?|test\s+suite|suite|evaluator|eval\w*|grader|correctness|checks?(?!\s+out))\b")
 #: an order not to measure ("..., don't compare them directly")
 _DONT_MEASURE = rx(r"\b(?:don'?t|dont|do\s+not)\s+(?:compare|measure|time|bench\w*|profile|run|rerun|report|print|show)\b")
 #: a standing instruction ("report medians from here on"): how to work, not a measurement asked now
@@ -134,14 +149,22 @@ _TO_SOMEONE = rx(_ORDER_OPEN + r"(?:show|give|report)\s+(?:the\s+)?(?:users?|the
                  r"the\s+team|others)\b")
 
 
-def measurement_order(sentence: str) -> bool:
+def doubts(sentence: str) -> bool:
+    """Whether a sentence doubts a result or a claim ("i don't trust a single sample", "i dont buy that ...")."""
+    return _DOUBT.search(sentence.lower()) is not None
+
+
+def measurement_order(sentence: str, doubted: bool = False) -> bool:
     """Whether one sentence orders a measurement to be made and reported (not a change): the asking of
-    a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills")."""
-    core = strip_filler(sentence.rstrip(" \"')]}*_").lower())
+    a message that has no interrogative sentence ("pls dump the resource usage, i suspect spills").
+    `doubted`: another sentence of the message doubts a claim ("i don't buy that launch overhead is
+    negligible - show me the timeline"), so an order to look at something is the evidence asked for."""
+    core = _ASIDE.sub(" ", strip_filler(sentence.rstrip(" \"')]}*_").lower()))
+    doubted = doubted or _DOUBT.search(core) is not None
     setting = _ORDER_SETTING.match(core)
     if setting:
         core = core[setting.end():]
-    if len(core.split()) > 30 or _ARTIFACT_ONLY.match(core) or _STANDING.search(core) or _DONT_MEASURE.search(core):
+    if len(core.split()) > 40 or _ARTIFACT_ONLY.match(core) or _STANDING.search(core) or _DONT_MEASURE.search(core):
         return False
     if _ABLATION.match(core):
         return True
@@ -152,12 +175,12 @@ def measurement_order(sentence: str) -> bool:
     m = MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
     if m is None or not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False
-    if _THEN_MEASURE.search(core, m.end()) or _DOUBT.search(core, m.end()):
+    if _THEN_MEASURE.search(core, m.end()) or doubted:
         return True
     if m.re is MEASURE_VERB and _BREAKDOWN_OR_DIFF.match(m.group(1) + core[m.end():]):
         return True  # "break the 1.34x down by input config", "git diff against the last green commit"
     rest = _TOOL_WORDS.sub(" ", core[m.end():])
     measured = bool(topics(core) or MEASURABLE.search(rest))
     if m.re is _RUN_VERB:  # "run the evaluator end to end and paste the output": a report of a measurement
-        return measured and _THEN_REPORT.search(core, m.end()) is not None
+        return (measured or _CHECKS.search(core) is not None) and _THEN_REPORT.search(core, m.end()) is not None
     return measured

@@ -548,10 +548,44 @@ NOT_QUESTIONS_ROUND10 = [
 ]
 
 
-#: rounds 9 and 10: what each message must be read as ("not question": anything but a question)
-LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10]
+# Round 11 (tuned on AG-AJ's lost askings) ...
+MEASUREMENT_ORDERS_ROUND11 = [
+    "log nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu every 100ms while the bench runs",
+    "you say it's on hopper tensor cores, but that throughput is about what i'd expect from ampere-style mma. prove it from the disassembly",
+    "go calc grid size vs SM count for every shape in the sweep and flag the ones where the final partial round is under 50% full",
+    "profile memory workload analysis on the scatter kernel and show sectors/request for both global ld and st",
+    "if you run the all-reduce-free row reduction over 8M fp32 elements 100 times on the same input, do you get bit-identical outputs every time, or does atomicAdd ordering leak through?",
+    "you report the dequant at 7 TB/s, which is above what it can do - isn't that just L2 serving it warm? redo it cold",
+    "can you confirm the .so we load actually contains an sm_90a cubin and the driver isn't JIT-ing PTX from an sm_80 target at load",
+    "launch overhead?",
+    "u said 128x256 w/ 4 stages is best but did autotune actually pick that or is that just what you think it picked?",
+    "can u run ncu on the layernorm kernel and grab dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "try an all-padding sequence thru the varlen attn, do nans leak out of the lse?",
+    "atol=1e-1 feels really loose, r u sure the bf16 result is actually close or did you just bump tolerance till it passed?",
+    "i dont buy that launch overhead is negligible here, the kernels are like 5us each - show me the timeline",
+    "sweep seqlen 512, 1k, 2k, 4k, 8k, 16k for the causal attention fwd, headdim 128, 32 heads, bf16, and report TFLOPs at each point so we can see where it falls off",
+    "make a quick table of ms and GB/s for the softmax kernel over rows 1..65536 (powers of 2) at cols=32000",
+    "checkout the layernorm kernel from the commit before the vectorized-load change and bench both on [16384, 4096] fp16 so we know if the 'optimization' actually helped",
+    "before we call the segmented-scan kernel done, run the whole pytest file for it - all dtypes (fp16, bf16, fp32), all the parametrized shapes - and show me the pass/fail summary line",
+    "run pytest -x -q tests/test_kernels.py and paste the tail",
+    "test the cumsum kernel with 2.2 billion elements (int8 is fine to keep mem down) and verify the last value",
+    "for the transpose step in the cuda bitonic sort, get l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum and the st equivalent from ncu",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND11 = [
+    "make a table of contents for the docs", "checkout main and rebuild", "run the tests and fix what fails",
+    "run pytest and commit", "push it?", "i dont buy that, rewrite it with wgmma", "log the fix in the changelog",
+    "shouldn't the autotune key include the seqlen? right now it caches whatever config it picked for the first shape it sees",
+    "get the occupancy up (keep the tile at 128) and commit", "check out main and pull the latest",
+    "hmm, we made a change recently where we replaced go-git with git status, could this be related?",
+]
+
+
+#: rounds 9-11: what each message must be read as ("not question": anything but a question)
+LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
+                  + MEASUREMENT_ORDERS_ROUND11]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10]
-                + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10])
+                + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
