@@ -502,7 +502,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- is it right
     ("edge_shapes", (r"(?:shapes?|sizes?) (?:do |does )?(?:the )?(?:unit |pytest )?tests? (?:actually )?(?:exercise|cover|hit|use|run|check|include)",
                      r"(?:tests?|suite) (?:actually )?(?:exercise|cover|hit|include)s? (?:any )?(?:\w+ )?(?:sizes?|shapes?|dims?)",
-                     r"(?:test|shape) coverage", r"coverage for", r"pytest param\w*", r"parametri[sz]ed (?:shapes?|sizes?|cases?)", r"non-?pow2",
+                     r"(?:shape|size) coverage", r"coverage (?:for|of) (?:the )?(?:ragged|odd|edge|tails?|sizes?|shapes?|dims?)", r"pytest param\w*", r"parametri[sz]ed (?:shapes?|sizes?|cases?)", r"non-?pow2",
                      r"(?:works?|working|pass\w*|correct|handles?|ok|fine|right|break\w*|fail\w*) (?:for|at|with|on) (?:n|m|k|d|size|dim|hidden|seqlen|seq_len|rows|cols|len) ?= ?"
                      r"(?!(?:1|2|4|8|16|32|64|128|256|512|1024|2048|4096|8192|16384|32768|65536|131072)(?![\d.]))\d+",
                      r"ragged", r"odd(?:[- ]sized?| lengths?| sizes?| shapes?| dims?)", r"non-?multiple", r"not a multiple",

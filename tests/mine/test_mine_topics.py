@@ -404,6 +404,7 @@ def test_round_eleven_vocabulary_names_its_measurement(text, topic):
     ("the producer warp's register budget after setmaxnreg", "overlap"),
     ("nvidia-smi says another job is using the gpu - check the process list", "clocks"),
     ("resolve the merge conflicts in cluster.py", "bank_conflicts"),
+    ("check we have good test coverage before the refactor", "edge_shapes"),
     ("clamp the index to the last row in the tail tile", "nan_inf"),
     ("is the python library installed in the venv", "vendor_baseline"),
     ("it is 3x faster at n=4096", "edge_shapes"),
