@@ -20,6 +20,7 @@ from typing import Iterable
 
 from questions.mine.classify import LABELS, classify, is_interrogative, sentence_spans, sentences
 from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot
+from questions.mine.cues import learned_topics
 from questions.mine.extract import LogRead, Message, read_logs
 from questions.mine.normalise import generalise, terms
 from questions.mine.outcome import cluster_stats, shrunk_gain
@@ -160,8 +161,12 @@ def question_terms(generalised: str) -> list[str]:
 
 
 def with_topics(term_list: list[str], text: str) -> list[str]:
-    """A question's terms and the topics it asks about (`@topic`: `questions.mine.topics`)."""
-    return term_list + ["@" + t for t in topics(text)] if term_list else term_list
+    """A question's terms and the topics it asks about (`@topic`: `questions.mine.topics`; where the
+    table names none, the topic its learned cues vote for: `questions.mine.cues`)."""
+    if not term_list:
+        return term_list
+    named = topics(text) or learned_topics(text)
+    return term_list + ["@" + t for t in named]
 
 
 def mine(paths: Iterable[str | os.PathLike], config: MineConfig | None = None, *,
