@@ -156,6 +156,23 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\b(?:just|only|merely|random|probably) noise\b(?=[^\n]{0,80}\b(?:race|fail\w*|flak\w*|heisenbug)\b)", "intermittent failure"),
     # fully masked tiles are skipped by a causal kernel: they are not rows left with no key
     (r"\b(?:fully|all|entirely|completely)[- ]masked (tiles?|blocks?|kv[- ]blocks?|ctas?)\b", r"masked \1"),
+    # flushing denormals to zero is a range question (fp8, fp16), not the cache flushed between runs
+    (r"\b(?:denorm\w* )?flush(?:ed|es|ing)?(?: (?:the )?(?:denorm\w*|subnormals?))?[- ]to[- ]zero\b|\bdenorm\w* flush\w*|\bftz\b", "denormals zeroed"),
+    # outlier channels of an activation are extreme values to quantise, not timing outliers
+    (r"\boutliers? (?:channels?|values?|activations?|features?|tokens?|rows?|elements?|weights?)\b|\boutlier (?:magnitudes?|scales?)\b",
+     "dynamic range extremes"),
+    # a second accumulator set is registers held, not the precision accumulated in
+    (r"\b(?:second|extra|two|double|another|2nd|both) accumulators?(?: (?:sets?|tiles?|fragments?|registers?|regs|arrays?))?\b"
+     r"|\baccumulators? (?:sets?|fragments?|registers?|regs)\b", "acc registers"),
+    # warps parked on a barrier's wait are a stall, not a question about the barrier
+    (r"\b(?:parked|stuck|waiting|blocked|sitting|spinning|hung|sleeping) (?:on|at|in) (?:the |an? )?(?:mbarrier|barrier|syncthreads|__syncthreads|bar\.sync|named barrier)\w*(?: (?:wait|try_wait|arrive)s?)?",
+     "stalled on a sync stall"),
+    # a path or an output said to be reproducible asks for identical bits
+    (r"\b(path|kernel|outputs?|op|reduction|sums?|gradients?|grads?|split-?k(?: path)?) (?:is|are|was|were|stays?) (?:\w+ )?reproducib\w*",
+     r"\1 reproducible bitwise"),
+    # a size range written in powers of ten ("1e4 up to 1e9 keys") is a sweep, not huge values
+    (r"\b(\d+)e(\d+)\b(?=(?: (?:up )?to \d+e\d+)? (?:keys|elements|elems|rows|cols|tokens|items|entries|bytes|inputs|samples|points|sizes?)\b)"
+     r"|\b(\d+)e(\d+)(?= (?:up )?to \d+e\d+)", "10 to the power"),
     # a check against torch's kernel is a correctness run against the reference, not a library timed
     (r"\b(?:check|verify|validate)\w*(?: \w+){0,2} (?:vs\.?|against|with) (?:the )?(?:torch|pytorch|eager)(?:'s)? (?:sdpa|reference|ref|implementation|version|output)\b"
      r"(?! ?(?:speed|time|timing|perf\w*|latency|throughput|runtime))", "checked against the reference"),
@@ -197,7 +214,7 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("overlap", (r"num_stages",), r"block_[mnk]|num_warps|config|autotun"),
     # back-to-back runs are about noise, unless it is the seed run beside the candidate (a fresh
     # baseline) or two calls whose outputs are compared (determinism)
-    ("noise", (r"back[- ]to[- ]back",), r"original|unmodified|\bseed\b|baseline|reference|flush|cold|warm|hot[- ]cache|\bl2\b|"
+    ("noise", (r"back[- ]to[- ]back",), r"original|unmodified|\bseed\b|baseline|reference|\bold\b|previous|flush|cold|warm|hot[- ]cache|\bl2\b|"
      r"cuda ?graph|" + SAME_OUTPUTS),
     # a barrier is a __syncthreads question, unless it is named among the stall reasons
     ("barriers", (r"barriers?",), r"scoreboard|throttle|warp ?state|stall reasons?|stall breakdown|top stalls?|pcsamp|pc sampl|not[_ ]selected"),
@@ -206,6 +223,19 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # vectorised code is about the width of the loads, unless it is the host's (SIMD) or the math's
     ("vector_loads", (r"vectori[sz](?:e|ed|es|ing|ation)",),
      r"\bcpu|numpy|simd|avx|neon|openmp|\bhost\b|epilogue math|softmax math|vectori[sz]\w* (?:the )?(?:math|compute|cop)"),
+    # nvidia-smi shows the clocks, unless it is asked for the processes and the utilisation (who else runs)
+    ("clocks", (r"nvidia-smi",), r"process|\butil|busy|anyone|anybody|someone|somebody|other (?:jobs?|users?)|idle|vram|sharing"),
+    # producer and consumer warps are a pipeline, unless named as whose registers or stalls are asked
+    ("overlap", (r"producer", r"consumer"), r"\bregs?\b|register|spill|ptxas|setmaxnreg|stall|samples|scoreboard|sync stall"),
+    # data resident in the L2 is its hit rate, unless the timing is what the residency spoils (a warm cache)
+    ("l2_hit", (r"(?:stays?|staying|sits?|sitting|lives?|living|resident|fits?) in (?:the )?(?:\d+ ?mb )?l2",),
+     r"tim\w*|speed|bench|cold|flush|warm|\breps?\b|iters?\b|scrub|between runs"),
+    # values clipped or clamped are a range question, unless it is an index or a coordinate clamped at a border
+    ("nan_inf", (r"clip\w*", r"clamp\w*"), r"index|indices|idx|offset|pointer|address|coord|bound|tail|mask|grad\w* clip|norm clip|tile"),
+    # conflicts in a kernel are bank conflicts, unless they are a merge's or a package's
+    ("bank_conflicts", (r"conflicts?",), r"merge|git|rebase|cherry|pip|depend|version|package|name|lock|port|resource|config"),
+    # a library is the vendor baseline, unless it is one to import, install or link
+    ("vendor_baseline", (r"librar(?:y|ies)",), r"import|install|pip|link|\.so|shared library|dependenc|path|load"),
     # the seed's timing asked for is an absolute time, unless it is asked whether it is still current
     ("absolute_time", (r"(?:seed|baseline|original)(?:'s)? (?:kernel )?(?:timings?|runtime|duration)",),
      r"yesterday|today|\bnow\b|again|fresh|re-?time|re-?measure|re-?run|switched|same as|old number|chang|mov|drift|stale"),
@@ -221,12 +251,21 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     # a sanitizer run on the tail handling or after a barrier change: the sanitizer is what is asked
     ("edge_shapes", frozenset({"memory_safety"}), None),
     ("barriers", frozenset({"memory_safety"}), None),
+    # the shapes the whole suite covers: the edge shapes are what is asked
+    ("full_eval", frozenset({"edge_shapes"}), None),
+    # timings that jump, a regression distrusted, with other jobs on the GPU: the contention is what is asked
+    ("noise", frozenset({"gpu_contention"}), None),
+    ("regression", frozenset({"gpu_contention"}), None),
+    # the pipeline's stages counted against the blocks that fit: occupancy is what is asked
+    ("overlap", frozenset({"occupancy"}), None),
+    # a library's memory, a library's timing against a plain torch path: the memory is what is asked
+    ("vendor_baseline", frozenset({"workspace_memory"}), None),
     # the measurements named as evidence for a claimed limit are read with the claim: the distance to the floor
     *((m, frozenset({"limit_claim"}), None) for m in ("bound_type", "occupancy", "compute_peak", "limit_origin")),
     ("limit_claim", frozenset({"limit_claim"}), "lower_bound"),
     # an ablation names the change it takes out: the change is where the timing is taken
     *((m, frozenset({"ablation"}), None) for m in ("bank_conflicts", "overlap", "vector_loads", "unrolling", "async_copy",
-                                                    "atomics", "smem_usage", "tensor_cores", "precision")),
+                                                    "atomics", "tensor_cores", "precision")),
     # a change located by the regression it caused is still the code changed
     ("regression", frozenset({"code_diff"}), None),
     # a full evaluation covers every scenario by definition, and the modes of the cases it runs
@@ -249,3 +288,22 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     # what the SASS shows of a pipeline is a SASS read
     ("overlap", frozenset({"sass_dump"}), None),
 )
+
+#: common words one edit from a word of the table that are words, not typos: never respelt into it
+#: ("status" is not "states", "training" not "trailing", "tiling" not "timing", "sharded" not "shared")
+REAL_WORDS: frozenset[str] = frozenset((
+    "status", "statuses", "internal", "internally", "internals", "reminder", "reminders", "remote", "remotes", "remotely",
+    "related", "started", "starred", "starving", "simple", "simpler", "coding", "exited", "parsing", "parsed", "parses",
+    "making", "marking", "marked", "staging", "export", "exports", "exported", "exporting", "present", "presents",
+    "presented", "presenting", "presentation", "presentations", "writing", "master", "loading", "leaving", "leaning",
+    "applies", "thorough", "thoroughly", "though", "paused", "pauses", "pausing", "strong", "strongly", "stronger",
+    "properly", "cleaned", "allows", "compatible", "conventions", "convention", "conventional", "member", "members",
+    "setting", "sending", "sealed", "sharded", "shaped", "recover", "recovers", "training", "turning", "polling",
+    "pulsing", "handing", "routes", "prints", "depends", "depend", "depending", "saying", "strange", "series",
+    "servers", "phrases", "catches", "trails", "wording", "matchers", "bounded", "retain", "retained", "filling",
+    "pasted", "pasting", "wasting", "linting", "lifting", "entered", "extensive", "stripe", "strike", "looked",
+    "noting", "friction", "clicks", "parked", "multiplier", "multiplied", "multiplies", "scoping", "forgot",
+    "predicted", "continuous", "continuously", "clutter", "optical", "talking", "determines", "charge", "shares",
+    "speeds", "scopes", "tiling", "unfused", "reworded", "redaction", "redactions", "particle", "particles",
+    "implication", "implications",
+))

@@ -22,7 +22,8 @@ Three layers, all data, in two modules: `topic_senses.SENSES`, `topic_senses.WEA
   scenario, a sanitizer run "on the tail" is a sanitizer question).
 
 Words of six letters or more one edit from a word of the table are read as that word
-("conflits", "regsiters", "throughtput"), as people type them.
+("conflits", "regsiters", "throughtput"), as people type them; not the common words that are words
+(`topic_senses.REAL_WORDS`: "training" is not "trailing", "tiling" not "timing").
 
 The table is written from the domain (what ncu, nsys, ptxas, compute-sanitizer and an evaluator
 report; what steerers ask), section by section, not from one corpus;
@@ -34,7 +35,7 @@ import re
 from functools import lru_cache
 
 from questions.mine.normalise import one_edit
-from questions.mine.topic_senses import SCOPES, SENSES, WEAK
+from questions.mine.topic_senses import REAL_WORDS, SCOPES, SENSES, WEAK
 from questions.mine.topic_table import TOPICS
 
 __all__ = ["SCOPES", "SENSES", "TOPICS", "WEAK", "dispatched", "read_text", "respelled", "topics"]
@@ -166,7 +167,7 @@ def respelled(word: str) -> str:
     """A word of six letters or more one edit from exactly one word (or stem) of the table, read as
     that word ("conflits" -> "conflicts", "regsiters" -> "registers"); any other word as it is."""
     words, index = _table_words()
-    if len(word) < 6 or any(word[:k] in words for k in range(6, len(word) + 1)):
+    if len(word) < 6 or word in REAL_WORDS or any(word[:k] in words for k in range(6, len(word) + 1)):
         return word
     # a word that is another's beginning is an inflection ("permute", "permuted"), not a typo
     # nor is another ending of the same stem ("produced", "producer"; "counted", "counter")

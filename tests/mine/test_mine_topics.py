@@ -62,7 +62,7 @@ def test_near_words_do_not_name_another_topic(text, topic):
     ("did you widen the atol for the bf16 case?", "tolerance_change"),
     ("did the agent modify the evaluator files?", "harness_integrity"),
     ("what tile config did the autotuner pick for 4096", "tuning_config"),
-    ("how much dynamic smem per block does it ask for", "smem_usage"),
+    ("how much dynamic smem per block does it ask for", "occupancy"),
     ("is it memory bound or compute bound at this size?", "bound_type"),
     ("time FlashAttention-3 on the same shape for comparison", "vendor_baseline"),
     ("compare against torch.nn.functional.layer_norm pls", "vendor_baseline"),
@@ -360,6 +360,73 @@ def test_later_rounds_vocabulary_names_its_measurement(text, topic):
 def test_an_ambiguous_word_is_read_in_its_context(text, topic, not_topic):
     got = topics(text)
     assert (not_topic is None or not_topic not in got) and (topic is None or topic in got), (text, got)
+
+
+@pytest.mark.parametrize("text,topic", [
+    # round 11's vocabulary, each in wording of my own: a measurement's domain words and the claims that name it
+    ("does the hit come out of the lts slices or go to hbm", "l2_hit"),
+    ("the working set mostly lives in L2, you said - what's the hit percentage", "l2_hit"),
+    ("you swear there's no race in the reduction - what checked that?", "memory_safety"),
+    ("you padded the shared tile rows to 33 - did the conflicts really go away", "bank_conflicts"),
+    ("have you hashed the outputs of ten launches", "determinism"),
+    ("you claim the split-k path is reproducible - show me", "determinism"),
+    ("2x over what, a naive torch version? what does the best library do", "vendor_baseline"),
+    ("how many values clamp at the fp8 max after the scale", "nan_inf"),
+    ("who else is on the box - show the process list", "gpu_contention"),
+    ("was somebody else's training job eating the sms", "gpu_contention"),
+    ("works for n=3000?", "edge_shapes"),
+    ("which sizes do the unit tests actually exercise", "edge_shapes"),
+    ("all tests pass, or only the smoke test?", "full_eval"),
+    ("u said it's done - how many tests got skipped", "full_eval"),
+    ("plot runtime vs batch size and find the cliff", "scaling"),
+    ("what happens at small batch", "scaling"),
+    ("is the new one faster than yesterday's build", "regression"),
+    ("time the old kernel and the new one side by side", "regression"),
+    ("you said the fused path saves memory - measured?", "workspace_memory"),
+    ("could pid * BLOCK_SIZE overflow on a 3e9 element input", "index_overflow"),
+    ("will the offset wrap for huge inputs", "index_overflow"),
+    ("how much smem per CTA, and so how many blocks fit", "occupancy"),
+    ("kernel.metadata.shared for the big config?", "occupancy"),
+    ("are the consumer warps parked on the mbarrier wait", "stall_reasons"),
+    ("what do the pc samples show for the inner loop", "stall_reasons"),
+    ("any power cap or hw slowdown reasons while it ran", "clocks"),
+    ("is the gpu idling between launches", "launch_count"),
+])
+def test_round_eleven_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,not_topic", [
+    # wordings that must NOT name the topic: the same words in another sense
+    ("flush denormals to zero in the fp8 cast?", "cache_state"),
+    ("the outlier channels blow the e4m3 range", "noise"),
+    ("does the second accumulator set fit in registers", "precision"),
+    ("the producer warp's register budget after setmaxnreg", "overlap"),
+    ("nvidia-smi says another job is using the gpu - check the process list", "clocks"),
+    ("resolve the merge conflicts in cluster.py", "bank_conflicts"),
+    ("check we have good test coverage before the refactor", "edge_shapes"),
+    ("clamp the index to the last row in the tail tile", "nan_inf"),
+    ("is the python library installed in the venv", "vendor_baseline"),
+    ("it is 3x faster at n=4096", "edge_shapes"),
+    ("before we call the kernel done, what is the lower bound", "full_eval"),
+    ("is most of the gpu idle at batch 1 with so few blocks", "gpu_contention"),
+    ("does it use less memory bandwidth than the unfused path", "workspace_memory"),
+    ("the ring buffer index wraps around each stage", "index_overflow"),
+    ("the timing is off because the input is resident in L2 between reps", "l2_hit"),
+    ("the seed's time today vs the first eval: has the baseline got slower", None),
+])
+def test_round_eleven_words_do_not_over_trigger(text, not_topic):
+    got = topics(text)
+    if not_topic is None:  # the seed re-timed stays a stale baseline question
+        assert "stale_baseline" in got, (text, got)
+    else:
+        assert not_topic not in got, (text, got)
+
+
+def test_common_words_near_a_table_word_are_not_respelt():
+    # words people write, not typos: "training" is not "trailing", "tiling" not "timing"
+    for w in ("training", "tiling", "sharded", "status", "marked", "unfused", "saying", "parked"):
+        assert respelled(w) == w
 
 
 def test_misspelt_table_words_are_corrected_and_other_words_are_not():
