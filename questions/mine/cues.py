@@ -40,11 +40,23 @@ def _cues() -> dict[str, str]:
     return dict(data.get("cues", {}))
 
 
-@lru_cache(maxsize=65536)
 def learned_topics(text: str) -> tuple[str, ...]:
     """The topic(s) most of a text's cue words vote for (several on a tie; none without a cue)."""
+    return voted_topics(cue_words(text))
+
+
+def terms_cue_words(term_list: list[str]) -> frozenset[str]:
+    """The cue words of a question's terms as the miner has them (`~` marks a request's term)."""
+    return frozenset(t[1:] if t[0] == "~" else t for t in term_list if t[0] not in "<@" and t != "~")
+
+
+@lru_cache(maxsize=65536)
+def voted_topics(words: frozenset[str]) -> tuple[str, ...]:
+    """The topic(s) most of these cue words vote for, when at least `MIN_VOTES` agree."""
     cues = _cues()
-    votes = Counter(cues[w] for w in cue_words(text) if w in cues)
+    if not cues:
+        return ()
+    votes = Counter(cues[w] for w in words if w in cues)
     if not votes:
         return ()
     top = max(votes.values())

@@ -20,7 +20,7 @@ from typing import Iterable
 
 from questions.mine.classify import LABELS, classify, is_interrogative, sentence_spans, sentences
 from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot
-from questions.mine.cues import learned_topics
+from questions.mine.cues import terms_cue_words, voted_topics
 from questions.mine.extract import LogRead, Message, read_logs
 from questions.mine.normalise import generalise, terms
 from questions.mine.outcome import cluster_stats, shrunk_gain
@@ -165,7 +165,7 @@ def with_topics(term_list: list[str], text: str) -> list[str]:
     table names none, the topic its learned cues vote for: `questions.mine.cues`)."""
     if not term_list:
         return term_list
-    named = topics(text) or learned_topics(text)
+    named = topics(text) or voted_topics(terms_cue_words(term_list))
     return term_list + ["@" + t for t in named]
 
 

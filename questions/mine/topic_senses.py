@@ -16,6 +16,9 @@ from __future__ import annotations
 #: (pattern, replacement) applied in order to the lower-cased text before topics are read: an
 #: ambiguous word in a context that decides its sense becomes an unambiguous one.
 SENSES: tuple[tuple[str, str], ...] = (
+    # "run the whole pytest file - all dtypes, all the parametrized shapes": the suite's scope, not
+    # an edge-shape or dtype question (round 11, after the merge)
+    (r"\b(?:whole|full|entire|complete) (?:pytest|test) (?:file|suite|dir\w*)\b[^?]{0,80}", "full suite every case"),
     # the standard deviation is the spread of a timing, not an error's deviation from the reference
     (r"\b(?:standard|std\.?) deviation\b", "stddev"),
     # the largest difference between repeated runs is a determinism check, not an error size

@@ -101,7 +101,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"(?:rather than|instead of) (?:the )?(?:kernel|gpu|device|work)(?:'s)? (?:actually )?(?:finish\w*|complet\w*|end(?:s|ing)?|done)",
                r"launch(?:es)? (?:is |are )?(?:asynchronous|async)(?! copy| copies)", r"(?:asynchronous|async) (?:kernel )?launch(?:es)?")),
     # -- where the time goes
-    ("launch_count", (r"how many (?:separate |distinct |individual |cuda |gpu )?(?:kernels?|launches|kernel launches)", r"count the kernel launches", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
+    ("launch_count", (r"launch overhead[^.?!]{0,100}\btimeline\b", r"how many (?:separate |distinct |individual |cuda |gpu )?(?:kernels?|launches|kernel launches)", r"count the kernel launches", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
                       r"launches per", r"kernels? (?:get )?launched per", r"separate kernels?", r"all (?:the )?launches",
                       r"kernels in the trace", r"extra (?:kernel|launch)e?s?", r"second (?:kernel|launch)",
                       r"launch count", r"one launch or", r"extra (?:[\w/]+ ){0,2}kernels?", r"kernels? around (?:yours|it|ours|the \w+)",
@@ -487,7 +487,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vs_previous", (r"(?:previous|last|prior|earlier) best", r"best so far", r"vs\.? (?:v|candidate )\d+", r"(?:than|vs\.?|versus|over) (?:the )?(?:previous|prior|earlier) (?:candidate|version|attempt)")),
     ("compile_time", (r"compile time", r"compilation time", r"build time", r"how long (?:does it|do they) take to (?:compile|build)",
                       r"jit (?:time|overhead|compil\w*)", r"how long (?:is|does) (?:the )?(?:compile|compilation|build|jit)\w*")),
-    ("scaling", (r"(?:perf\w*|time|runtime|throughput|tflops|gb/s|bandwidth|latency|speed\w*|ms) (?:vs\.?|versus|against|as a function of) (?:n|size|sizes|batch(?: size)?|seq ?len\w*|problem size|rows|tokens|length|the size)",
+    ("scaling", (r"(?:table|plot|chart|graph) of [^.;?]{0,60}?\bover (?:the )?(?:rows|cols|columns|sizes?|n|m|k|batch\w*|seq ?len\w*|lengths?|shapes?|tokens) \d",
+                 r"(?:perf\w*|time|runtime|throughput|tflops|gb/s|bandwidth|latency|speed\w*|ms) (?:vs\.?|versus|against|as a function of) (?:n|size|sizes|batch(?: size)?|seq ?len\w*|problem size|rows|tokens|length|the size)",
                  r"(?:a |any |the )?cliff", r"where (?:it|perf\w*|the speedup|throughput) (?:falls|drops|tails) off",
                  r"what happens (?:at|for|with|on) (?:a )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:batch\w*|sizes?|shapes?|n|inputs?|seq\w*|problems?)",r"scal(?:e|es|ing) with (?:size|n|batch|seqlen|the (?:size|batch|problem))", r"does it scale",
                  r"larger (?:shapes|sizes|batch\w*|problems)", r"bigger (?:shapes|sizes|inputs|problems)",
@@ -748,6 +749,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:goal|target) (?:geomean|speedup|ratio)", r"how far (?:from|to|off) the (?:goal|target)",
                          r"needs? to (?:reach|hit) (?:the )?(?:goal|target)")),
     ("regression", (r"regress\w*", r"slower than (?:before|the previous|the one before|v\d+)",
+                    # the version before a change, timed against the current one
+                    r"(?:from|at) the (?:commit|version|build|revision) before (?:the|that|this|your|my)\b[^.?!]{0,80}\b(?:bench|time|compare|profile)\w* (?:both|the two|them|each)",
                     r"got slower", r"drop(?:ped)? from", r"where did the speed go", r"made (?:[^?.,]{1,30} )?slower",
                     r"lost \d+%", r"new\s*<\s*old", r"per-scenario (?:speedup|slowdown|breakdown)", r"individual ones",
                     r"which (?:shapes|scenarios|cases) (?:regressed|got slower|dropped|lost)", r"got worse",

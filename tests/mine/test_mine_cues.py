@@ -43,7 +43,7 @@ def test_cues_apply_only_where_the_table_names_nothing_and_two_cue_words_agree(m
     table.update({w: "code_diff" for w in cue_words("commit")})
     assert len(table) == 3
     monkeypatch.setattr(cues_mod, "_cues", lambda: table)
-    cues_mod.learned_topics.cache_clear()
+    cues_mod.voted_topics.cache_clear()
     try:
         # the adversary: one generic word ("commit") must not give a question a measurement
         assert learned_topics("which commit?") == ()
@@ -53,7 +53,7 @@ def test_cues_apply_only_where_the_table_names_nothing_and_two_cue_words_agree(m
         got = with_topics(["bank", "conflict", "zorp", "blatter"], "any bank conflicts when the zorp blatters?")
         assert "@bank_conflicts" in got and "@occupancy" not in got
     finally:
-        cues_mod.learned_topics.cache_clear()
+        cues_mod.voted_topics.cache_clear()
 
 
 def test_the_learner_leaves_held_out_sets_out(tmp_path, capsys):
