@@ -16,6 +16,21 @@ from __future__ import annotations
 #: (pattern, replacement) applied in order to the lower-cased text before topics are read: an
 #: ambiguous word in a context that decides its sense becomes an unambiguous one.
 SENSES: tuple[tuple[str, str], ...] = (
+    # round 12: "extra hbm" a kernel needs is its memory, not its bandwidth; cub's temporary storage is a
+    # workspace, not the library as a baseline; a p50/p99 over reps is the timing's spread; requests
+    # served concurrently are a batch, not streams overlapping; a grid or domain size swept is the problem size;
+    # dram bytes over the kernel's time are its achieved bandwidth; an old build compared against is the previous version
+    (r"\b(extra|more|additional) hbm\b", r"\1 device memory"),
+    (r"\bcub (temp(?:orary)? storage)", r"\1"),
+    (r"\b(\d+ )?concurrent (req\w*|users|clients|sequences)", r"\1parallel \2"),
+    (r"\bconcurrency (curve|sweep|levels?)", r"batch \1"),
+    (r"\b(vs\.?|versus|across|over) concurrency\b", r"\1 batch size"),
+    (r"\b(scal\w*|sweep\w*|vs\.?|across|over|with) (the )?(?:grid|domain|mesh|cube) (sizes?)", r"\1 \2problem \3"),
+    (r"\bdram__bytes[\w.]*\s*/\s*(?:gpu__)?time[\w.]*", "dram throughput"),
+    (r"\b(against|vs\.?|versus|than|with) (the )?old (build|binary)\b", r"\1 \2old version"),
+    (r"\b(?:list|show|print)\w* (?:me )?(?:every|each|all(?: the)?) kernels? (?:whose|where|that) (?:time|runtime|timing|duration)", "the kernels whose time"),
+    (r"\bnumerically identical\b", "numerically equal to the reference"),
+    (r"\b(?:run|execute|ran|rerun) (?:every|all (?:the )?) tests?\b", "run the full suite"),
     # "run the whole pytest file - all dtypes, all the parametrized shapes": the suite's scope, not
     # an edge-shape or dtype question (round 11, after the merge)
     (r"\b(?:whole|full|entire|complete) (?:pytest|test) (?:file|suite|dir\w*)\b[^?]{0,80}", "full suite every case"),
@@ -240,6 +255,8 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # a library is the vendor baseline, unless it is one to import, install or link
     ("vendor_baseline", (r"librar(?:y|ies)",), r"import|install|pip|link|\.so|shared library|dependenc|path|load"),
     # the seed's timing asked for is an absolute time, unless it is asked whether it is still current
+    # a percentile is the latency distribution's, unless it is the statistic of a timing loop over reps
+    ("latency_tail", (r"p(?:50|90|95|99|999)(?:\.\d)?",), r"\breps\b|repetitions|single shot|warm-?ups?|timed iter|cuda ?event|chrono|timer|median|stdev|jitter|timings|spread|variance|noise|stable"),
     ("absolute_time", (r"(?:seed|baseline|original)(?:'s)? (?:kernel )?(?:timings?|runtime|duration)",),
      r"yesterday|today|\bnow\b|again|fresh|re-?time|re-?measure|re-?run|switched|same as|old number|chang|mov|drift|stale"),
 )
@@ -288,6 +305,13 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     # the index math's strides and huge sizes are where the 32-bit offset wraps
     ("contiguity", frozenset({"index_overflow"}), None),
     ("nan_inf", frozenset({"index_overflow"}), None),
+    # a library (or torch op) named as the reference of an error is the reference, not a speed baseline
+    ("vendor_baseline", frozenset({"error_size", "correctness_run", "convergence"}), None),
+    # an error that "blows up" with the condition number grows; it is not an inf
+    ("nan_inf", frozenset({"conditioning"}), None),
+    # an error measured over condition numbers is the conditioning study; a library's edge-shape run is the edge shapes
+    ("error_size", frozenset({"conditioning"}), None),
+    ("correctness_run", frozenset({"edge_shapes"}), None),
     # what the SASS shows of a pipeline is a SASS read
     ("overlap", frozenset({"sass_dump"}), None),
 )
@@ -308,5 +332,6 @@ REAL_WORDS: frozenset[str] = frozenset((
     "noting", "friction", "clicks", "parked", "multiplier", "multiplied", "multiplies", "scoping", "forgot",
     "predicted", "continuous", "continuously", "clutter", "optical", "talking", "determines", "charge", "shares",
     "speeds", "scopes", "tiling", "unfused", "reworded", "redaction", "redactions", "particle", "particles",
-    "implication", "implications",
+    "implication", "implications", "accent", "accents", "converse", "converted", "converter", "converters", "decide",
+    "decided", "decider", "decides", "modeled", "neural", "warned",
 ))

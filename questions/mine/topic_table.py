@@ -51,7 +51,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 r"thermal\w*", r"temperature", r"clock-control", r"clocks?[._](?:sm|gr|mem|event_reasons|throttle)\w*",
                 r"clk", r"pwr(?: cap)?", r"downclock\w*", r"heat\w* up", r"power (?:cap|brake|slowdown)", r"hw slowdown", r"sw power cap", r"locked clocks?",
                 r"-lgc", r"lock-gpu-clocks", r"application clocks", r"p-?states?", r"clocks_throttle_reasons")),
-    ("cache_state", (r"flush\w*", r"cold[- ]?(?:cache|l2|run|numbers?|timings?)", r"warm[- ]?(?:cache|l2)",
+    # round 12: inputs hot in the cache
+    ("cache_state", (r"(?:sitting|sat|staying) (?:hot |warm )?in (?:the )?(?:l2|caches?)", r"hot in (?:the )?caches?", 
+                     r"flush\w*", r"cold[- ]?(?:cache|l2|run|numbers?|timings?)", r"warm[- ]?(?:cache|l2)",
                      r"hot[- ]?(?:cache|l2)", r"cache scrub", r"staying resident across", r"memset between runs",
                      r"cold or warm", r"warm or cold", r"(?:still )?cached from", r"clear(?:s|ed|ing)? the (?:\w+ )?l2",
                      r"l2 (?:flush|clear|scrub|thrash)\w*", r"reuse the same buffers?",
@@ -66,7 +68,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"(?:l2|cache)[- ](?:cold|warm|hot)(?: numbers?| timings?| runs?)?",
                      r"(?:hot|warm|cold) (?:caches?|l2) (?:every|each|per|between|on every) (?:iter\w*|rep\w*|runs?|call)",
                      r"(?:l2|cache) (?:clear|flush|scrub|wipe|invalidat|reset|thrash)\w*")),
-    ("timer", (r"cuda ?events?", r"timing harness", r"how(?:'d| do| did| does| is| was| are| r)? (?:exactly )?(?:you|u|ya|it|the \w+) (?:time|timed|timing|measure|measured|measuring)",
+    # round 12: warm-up, first launch and the harness shared
+    ("timer", (r"(?:was|were|is|are) (?:the |it |they )?(?:\w+ )?warmed up", r"first[- ]launch (?:overhead|cost|module load)", r"module load(?:ing)?", r"n_iters|n_reps|num_iters", r"(?:share|show|post|paste) (?:me )?the (?:bench(?:mark)? )?harness", 
+               r"cuda ?events?", r"timing harness", r"how(?:'d| do| did| does| is| was| are| r)? (?:exactly )?(?:you|u|ya|it|the \w+) (?:time|timed|timing|measure|measured|measuring)",
                r"what (?:are|is) (?:you|it|the harness) timing", r"timing the same thing", r"timer", r"cudaeventelapsedtime",
                r"cudaeventrecord", r"wall time", r"perf_counter", r"do_bench", r"triton\.testing", r"timing (?:loop|method\w*)",
                r"how many (?:reps|repetitions|timed iterations|warm-?up iterations)", r"cudadevicesynchronize", r"host syncs?",
@@ -306,7 +310,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:aligned|alignment) (?:for|to) (?:float4|\d+ ?bytes?|\d+ ?bits?|vector)",
                       r"(?:lds|sts|stg|ldg)\.(?:e\.)?(?:64|128)", r"(?:ld|st)\.(?:global|shared)(?:\.nc)?\.v[248]",
                       r"bytes per (?:load|store|access)(?: instruction)?")),
-    ("l2_hit", (r"lts", r"(?:come|comes|coming|served|serviced|hit\w*|answered) (?:out of|from|in|by) (?:the )?(?:lts|l2)",
+    # round 12: the cache counters
+    ("l2_hit", (r"cache (?:counters?|hit rates?|metrics)", 
+                r"lts", r"(?:come|comes|coming|served|serviced|hit\w*|answered) (?:out of|from|in|by) (?:the )?(?:lts|l2)",
                 r"fall\w* through to (?:dram|hbm|memory)", r"miss\w* (?:go(?:es)? |fall\w* )?(?:to|through to) (?:dram|hbm)",
                 r"l2 (?:vs\.?|or|versus) (?:dram|hbm)", r"l2 hit\w*", r"l1 hit\w*", r"hit rate", r"hit ratio", r"hit ?%", r"sector_hit\w*", r"lts__t_sector\w*",
                 r"served (?:\w+ )?(?:out of|from) (?:the )?l2", r"last[- ]level cache", r"stay in l2", r"misses l2",
@@ -428,7 +434,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   r"cluster\.sync", r"(?:block|cta|warp|grid|thread)[- ]level syncs?", r"syncs? per (?:tile|iteration|loop|step|block)", r"grid\.sync", r"fences?", r"membar")),
     ("async_copy", (r"tma", r"cp\.async(?:\.bulk)?", r"ldgsts", r"utmaldg", r"bulk (?:copy|copies|load\w*)", r"async (?:copy|copies)",
                     r"tensor memory accelerator", r"cutensormap\w*", r"tensor map")),
-    ("overlap", (r"overlap\w*", r"pipelin\w*", r"double[- ]buffer\w*", r"multi-?stage", r"(?:pipeline|smem|async|\d+)[- ]stages?",
+    # round 12: two streams' work running at once, or serialised
+    ("overlap", (r"run(?:s|ning)? at the same time", r"seriali[sz]\w*", r"concurren(?:cy|t)(?! req\w*| users?| clients?| sequences?| curve)", 
+                 r"overlap\w*", r"pipelin\w*", r"double[- ]buffer\w*", r"multi-?stage", r"(?:pipeline|smem|async|\d+)[- ]stages?",
                  r"(?:number of|how many) stages", r"prefetch\w*", r"latency hiding", r"hid(?:e|es|ing) (?:the )?(?:load |memory )?latency",
                  r"warp[- ]speciali[sz]\w*")),
     ("atomics", (r"atomic\w*", r"contention", r"red\.global", r"atom\.")),
@@ -487,7 +495,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vs_previous", (r"(?:previous|last|prior|earlier) best", r"best so far", r"vs\.? (?:v|candidate )\d+", r"(?:than|vs\.?|versus|over) (?:the )?(?:previous|prior|earlier) (?:candidate|version|attempt)")),
     ("compile_time", (r"compile time", r"compilation time", r"build time", r"how long (?:does it|do they) take to (?:compile|build)",
                       r"jit (?:time|overhead|compil\w*)", r"how long (?:is|does) (?:the )?(?:compile|compilation|build|jit)\w*")),
-    ("scaling", (r"(?:table|plot|chart|graph) of [^.;?]{0,60}?\bover (?:the )?(?:rows|cols|columns|sizes?|n|m|k|batch\w*|seq ?len\w*|lengths?|shapes?|tokens) \d",
+    # round 12: sweeps over batch, concurrency and domain size
+    ("scaling", (r"sweep\w* (?:the )?(?:batch(?:es| sizes?)?|bs|concurrency|problem sizes?|sizes)\b", r"(?:tok(?:en)?s?/s|tokens per second|throughput|mlups?|mlup/s|gflops|gb/s|latency) (?:vs\.?|versus|against|across|over) (?:the )?(?:concurrency|batch(?: size)?|bs|n|problem size|sizes?)", r"curve (?:across|over|vs\.?) (?:n|sizes?|batch\w*|concurrency)", r"crossover", r"only (?:at |for |on |with )?(?:bs ?=? ?\d+|batch(?: size)? ?=? ?\d+|\d+\^\d)", r"what about (?:the )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:grids?|sizes?|batch\w*|problems?|domains?|matrices|n)\b", r"(?:\d+\^\d,? ){2,}(?:and |& )?\d+\^\d", 
+                 r"(?:table|plot|chart|graph) of [^.;?]{0,60}?\bover (?:the )?(?:rows|cols|columns|sizes?|n|m|k|batch\w*|seq ?len\w*|lengths?|shapes?|tokens) \d",
                  r"(?:perf\w*|time|runtime|throughput|tflops|gb/s|bandwidth|latency|speed\w*|ms) (?:vs\.?|versus|against|as a function of) (?:n|size|sizes|batch(?: size)?|seq ?len\w*|problem size|rows|tokens|length|the size)",
                  r"(?:a |any |the )?cliff", r"where (?:it|perf\w*|the speedup|throughput) (?:falls|drops|tails) off",
                  r"what happens (?:at|for|with|on) (?:a )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:batch\w*|sizes?|shapes?|n|inputs?|seq\w*|problems?)",r"scal(?:e|es|ing) with (?:size|n|batch|seqlen|the (?:size|batch|problem))", r"does it scale",
@@ -501,7 +511,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"(?:hold|holds|win|wins|speedup|gain) (?:\w+ )?(?:for|at|on) (?:small|smaller|tiny|large|larger|big|bigger) (?:problems?|problem sizes?|sizes?|shapes?|batch(?:es| sizes?)?|inputs|seq ?lens)",
                  r"(?:what|how fast|how)(?: is|'s| does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}")),
     # -- is it right
-    ("edge_shapes", (r"(?:shapes?|sizes?) (?:do |does )?(?:the )?(?:unit |pytest )?tests? (?:actually )?(?:exercise|cover|hit|use|run|check|include)",
+    # round 12: odd head dims, rotary layouts
+    ("edge_shapes", (r"head[_ ]?dims? (?:=\s*)?(?:\d+, ?)*(?!(?:16|32|64|128|256)\b)\d+\b", r"(?:neox|gptj|interleaved|half-split)(?: vs\.? | or )(?:neox|gptj|interleaved|half-split)", r"degenerate rows?", 
+                     r"(?:shapes?|sizes?) (?:do |does )?(?:the )?(?:unit |pytest )?tests? (?:actually )?(?:exercise|cover|hit|use|run|check|include)",
                      r"(?:tests?|suite) (?:actually )?(?:exercise|cover|hit|include)s? (?:any )?(?:\w+ )?(?:sizes?|shapes?|dims?)",
                      r"(?:shape|size) coverage", r"coverage (?:for|of) (?:the )?(?:ragged|odd|edge|tails?|sizes?|shapes?|dims?)", r"pytest param\w*", r"parametri[sz]ed (?:shapes?|sizes?|cases?)", r"non-?pow2",
                      r"(?:works?|working|pass\w*|correct|handles?|ok|fine|right|break\w*|fail\w*) (?:for|at|with|on) (?:n|m|k|d|size|dim|hidden|seqlen|seq_len|rows|cols|len) ?= ?"
@@ -531,13 +543,32 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"tail (?:iterations?|elements?|loop|case|path|rows?|cols?|columns?|tiles?|blocks?|warps?)",
                      r"(?:don'?t|do not|doesn'?t|does not|won'?t) (?:divide|fit) (?:evenly )?(?:into )?(?:the |a )?(?:tile|block|warp|vector)",
                      r"(?:not|isn'?t|aren'?t) (?:a )?(?:multiple of|aligned to) (?:the )?(?:tile|block|vector|warp)(?: size| width)?")),
-    ("all_scenarios", (r"every (?:scenario|shape|case)(?! where)", r"every input(?! bytes?)", r"all (?:the )?(?:\d+ )?(?:scenarios|shapes|inputs|cases|test cases|configs)",
+    ("all_scenarios", (r"every (?:scenario|shape|case)(?! where)", r"every input(?! bytes?| (?:hits|lands|goes|maps))", r"all (?:the )?(?:\d+ )?(?:scenarios|shapes|inputs|cases|test cases|configs)",
                        r"every (?:input |test )?(?:config|configuration|dtype|combo|size|test)(?! where)", r"run them all",
                        r"not just the ones you timed", r"only the nice",
                        r"(?:which|what) (?:input )?(?:configs|configurations|shapes|cases|scenarios|sizes) (?:have|did) (?:you|u|we) (?:verif|check|test|validat|run)\w*",
                        # not only the one shape tuned
                        r"not (?:just|only) (?:on )?the (?:one |single )?(?:shape|case|scenario|config|size)s?")),
-    ("error_size", (r"max abs", r"(?:max|mean)(?: ?/ ?(?:max|mean))? (?:abs |rel )?diff", r"rel(?:ative)? diff\w*", r"abs(?:olute)? (?:error|diff\w*)", r"\|\s*out\s*-\s*ref\s*\|", r"worst (?:element|deviation|error)",
+    # -- a served model's figures (round 12): the latency distribution of requests, steps or tokens
+    # (its tail and percentiles, time to first token, inter-token latency), not a timing's run-to-run spread
+    ("latency_tail", (r"tail lat\w*", r"latency (?:distribution|percentiles?|histogram|tail|cdf)s?", r"(?:long|slow) (?:end|tail)",
+                      r"slowest \d+(?:\.\d+)?%", r"ttft", r"time[- ]to[- ]first[- ]token", r"itl", r"inter[- ]token latenc\w*",
+                      r"tpot", r"time per output token", r"(?:itl|ttft|tpot|latency|step time|request time)s? (?:distribution|spread|histogram)",
+                      r"tail of the (?:latency |itl |ttft )?distribution", r"p(?:50|90|95|99|999)(?:\.\d)? (?:latency|ttft|itl|tpot)")),
+    # speculative decoding's acceptance: how many drafted tokens the verify step accepts
+    ("acceptance_rate", (r"accept(?:ance)? (?:rates?|ratios?|lengths?|len|counts?)", r"accepted[- ](?:tokens?|token counts?|lengths?|draft(?:s)?)",
+                         r"tokens? accepted", r"(?:mean|avg|average) accepted", r"accept ?/ ?reject", r"rejection sampl\w*",
+                         r"draft (?:tokens? )?acceptance", r"bonus tokens?")),
+    # an iterative solver's convergence: residual norms over iterations, backward error, refinement reaching fp64
+    ("convergence", (r"(?<!fused )residual(?:s| norms?| history| histories| per \w+)?(?![+\w-]| ?\+| (?:connection|block|add|stream|branch|path|and))", r"backward errors?", r"berr",
+                     r"(?:iterative |mixed[- ]prec\w* )?refinement", r"converg\w+", r"(?:stall\w*|stagnat\w*|plateau\w*) at",
+                     r"iterations? to converge", r"\|\|b ?- ?ax\|\|", r"b ?- ?ax", r"(?:fp64|double|f64)[- ](?:precision )?accuracy")),
+    # how an error grows with the conditioning of the problem: condition numbers, kappa, near-singular systems
+    ("conditioning", (r"condition(?:ing)? numbers?", r"cond ?#", r"cond ?\* ?eps", r"kappa", r"ill[- ]?condition\w*", r"well[- ]?condition\w*",
+                      r"near(?:ly)?[- ]singular", r"almost singular", r"cond\(a\)", r"conditioning")),
+    # round 12: error against a higher-precision reference, ulps, cosine similarity, forward error
+    ("error_size", (r"err(?:or)?s? (?:vs\.?|against) (?:the )?(?:bf16|fp16|fp32|fp64|f64|fp8|ref(?:erence)?|torch|double)", r"numerics", r"(?:forward|fwd) err(?:or)?s?", r"cos(?:ine)? sim\w*", r"how accurate", r"(?:stay|stays|remain|remains) accurate", r"(?:fp64|f64|double[- ]precision|fp32|high[- ]precision) (?:\w+ )?ref(?:erence)?s?", r"(?:stats|statistics) (?:on|of) the (?:diff|error|difference)", r"(?:drift|deviat|differ)\w* (?:from|against|vs\.?) (?:an? |the )?(?:fp64|float64|f64|double|fp32|float32)", 
+                    r"max abs", r"(?:max|mean)(?: ?/ ?(?:max|mean))? (?:abs |rel )?diff", r"rel(?:ative)? diff\w*", r"abs(?:olute)? (?:error|diff\w*)", r"\|\s*out\s*-\s*ref\s*\|", r"worst (?:element|deviation|error)",
                     r"max(?:imum)? (?:error|diff|difference)", r"mean abs", r"max rel", r"rel(?:ative)? err\w*", r"deviation",
                     r"how far off (?:is|are)(?= (?!we\b))", r"how big is the (?:error|diff|mismatch)", r"exceed\w* (?:atol|rtol|the tol\w*)",
                     r"atol", r"rtol", r"ulps?", r"largest (?:mismatch|error|diff)", r"worst[- ]case (?:diff|error|\|)", r"worst diff",
@@ -561,7 +592,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"how (?:accurate|inaccurate) (?:is|are) (?:the |its |our |your )?(?:outputs?|results?|kernel|it|values)",
                     r"bits of (?:precision|accuracy)", r"(?:correct|matching) bits",
                     r"error (?:distribution|histogram)")),
-    ("correctness_run", (r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
+    # round 12: outputs compared with a reference or golden implementation
+    ("correctness_run", (r"(?:vs\.?|versus|against|with|w/) (?:the |a |an )?(?:naive|reference|ref|python|pytorch|torch|cpu|serial|hf|numpy|scalar|eager)(?: \w+)? (?:impl\w*|version|golden|sampler|scan|code|path|output|result)s?", r"(?:pytorch|torch|python) golden", r"golden (?:outputs?|results?|ref\w*|model|values?)", r"line up (?:w/|with)", r"mismatch\w* (?:against|vs\.?|with) (?:the )?(?:hf|ref\w*|torch|pytorch|naive|golden)", r"(?:kernel|output|result|impl\w*|implementation)s? (?:is |are )?correct\?", r"(?:check|test|verify|compare)\w* (?:it|this|that|them) (?:vs\.?|against|with) (?:the )?ref(?:erence)?\b", 
+                         r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
                          r"(?:validat|verif|check)\w* (?:\w+ )?(?:vs\.?|against) (?:the )?reference", r"accuracy (?:sweep|check|test)s?",
                          r"run (?:the )?correctness", r"correctness on",
                          r"(?:validate|verify|verified|check|checked|compare|compared)\w* (?:the |its |our )?(?:outputs?|results?) (?:vs\.?|against|with|to) (?:the )?(?:reference|ref|torch|pytorch|eager)")),
@@ -572,7 +605,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("precision", (r"fp16 accum\w*", r"accumulat\w*", r"partial sums in half", r"rounding", r"fp32 accum\w*",
                    r"precision")),
     ("masking", (r"causal", r"mask\w*", r"q ?len ?!= ?kv ?len", r"unequal lengths?", r"rectangular")),
-    ("nan_inf", (r"nans?", r"-?inf\b", r"underflow\w*", r"fp16 max", r"denormal\w*", r"(?:non-?)?finite", r"isfinite",
+    # round 12: inputs scaled to large magnitudes
+    ("nan_inf", (r"(?:scores?|logits?|inputs?|values|activations) (?:never )?(?:exceed|above|over|past) ~?\d", r"scale (?:q|k|the (?:inputs?|scores?|logits?)) up", r"(?:big|large|huge|extreme) (?:logits|scores|qk|dot products?|magnitudes)", 
+                 r"nans?", r"-?inf\b", r"underflow\w*", r"fp16 max", r"denormal\w*", r"(?:non-?)?finite", r"isfinite",
                  r"blows? up", r"inf/nan", r"nan/inf", r"isnan", r"isinf", r"stays? finite",
                  # huge magnitudes: what is checked is the same, the output staying finite
                  r"~?\d+e\d+", r"extreme[- ]?(?:magnitude|values?|inputs?|activations?)", r"big values", r"large (?:values|inputs|magnitudes?|logits)",
@@ -586,7 +621,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"(?:row )?max (?:is|gets) (?:big|large|huge)", r"big (?:row max|values|logits|inputs|activations)", r"~?\d{4,}(?= in (?:fp16|bf16|half))",
                    r"values? (?:~|around |above |near )\d{3,}", r"dynamic range",
                  r"infs", r"-?infinit(?:y|ies)")),
-    ("determinism", (r"determinis\w*", r"non-?determinis\w*", r"bit equality", r"bit-identical", r"same bytes",
+    # round 12: a result reproducible across launches
+    ("determinism", (r"(?:results?|outputs?|sums?|answers?|values?) (?:is |are )?reproducible", r"reproducible (?:across|between|over|from) (?:runs|launches|calls)", r"reproducib\w* run[- ]to[- ]run", r"hash (?:each|every|the) (?:\w+'?s? )?(?:output|result)", r"(?:same|identical) answer every (?:launch|run|time)", r"bitwise same", 
+                     r"determinis\w*", r"non-?determinis\w*", r"bit equality", r"bit-identical", r"same bytes",
                      r"reproducible (?:results|outputs?)", r"low bits", r"bitwise", r"same bits", r"bit-identical outputs?", r"identical\?",
                      r"reduction order", r"diff the (?:outputs?|results?|\w+ tensors?)", r"exactly equal", r"across runs bitwise",
                      r"(?:results?|outputs?) (?:change|vary|differ)\w* (?:from )?(?:run to run|across runs|between (?:runs|calls|launches))",
@@ -610,7 +647,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"use_deterministic_algorithms", r"cublas_workspace_config", r"split-?k (?:reduction )?order")),
     # a test that fails only sometimes: how often it fails over many reruns (a race, a bad seed), not
     # whether two outputs are bit-equal nor how timings spread
-    ("flaky_failures", (r"flak(?:y|iness|ier|ily|e|es|ed)(?![\d\w])", r"heisenbugs?", r"intermittent failure",
+    # round 12: a failure rerun until it repeats, a race suspected
+    ("flaky_failures", (r"(?:does|did|will|can) (?:it|this|that) repro\w*(?! (?:the )?(?:speed|gain|win))", r"is (?:it|this|that) a race", r"how (?:often|oft) (?:does |did |do )?(?:it |this |that |the test )?(?:fail|mismatch|break|repro|happen)\w*", r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several )?(?:hundred|thousand|\d{3,})(?: ?x| times)?", r"(?:mismatch\w*|wrong (?:element|value|output|answer)s?|failures?)\b[^?!]{0,60}\brepeat(?:ed)? runs?", 
+                        r"flak(?:y|iness|ier|ily|e|es|ed)(?![\d\w])", r"heisenbugs?", r"intermittent failure",
                         r"(?:intermittent|sporadic)(?:ally|ly)? (?:fail\w*|errors?|mismatch\w*|crash\w*|wrong|bad|nans?|bugs?|hangs?|test failures?)",
                         r"(?:fails?|failed|failing|passes|passed) (?:only )?(?:once|sometimes|occasionally|randomly|intermittently|now and then|every so often|some of the time|\d+ (?:times )?(?:in|out of) \d+)",
                         r"fail(?:ure)? (?:rate|count|frequency|ratio)", r"pass(?:ing)? rate (?:over|across|out of|in) (?:\d+ |n )?(?:runs|reruns|tries|attempts|trials|repeats|seeds)", r"repro(?:duction)? rate",
@@ -626,13 +665,17 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("inputs_untouched", (r"inputs? (?:untouched|unchanged|modified|buffers? modified)", r"in place",
                           r"overwrite any input", r"write into (?:it|the input)", r"inputs bit-identical",
                           r"still the same after the call", r"clobber\w*", r"mutat\w+ (?:the )?inputs?")),
-    ("workspace_memory", (r"workspace", r"allocs?", r"torch\.(?:empty|zeros)", r"extra (?:global |gpu |device )?memory", r"cudamalloc\w*", r"scratch(?: buffers?| space| memory)?",
+    # round 12: how much memory, the high-water mark
+    ("workspace_memory", (r"how much (?:gpu |device |extra |more |global |hbm )?(?:mem|memory|vram|hbm)\b(?! (?:bandwidth|traffic|bw|throughput))", r"(?:mem|memory|vram) (?:does|do|will) (?:it|this|that|they|the \w+) (?:use|eat|need|take|consume)", r"high[- ]water(?: mark)?", r"hwm", r"peak (?:device |gpu )?(?:memory|mem|alloc\w*|usage)", r"cudamemgetinfo", r"(?:max_)?memory_reserved", 
+                          r"workspace", r"allocs?", r"torch\.(?:empty|zeros)", r"extra (?:global |gpu |device )?memory", r"cudamalloc\w*", r"scratch(?: buffers?| space| memory)?",
                           r"peak mem\w*(?: usage| use)?", r"max_memory_allocated", r"memory_allocated", r"(?<!register )allocat\w+",
                           r"(?<!shared )(?<!local )memory (?:footprint|usage|use)", r"temp(?:orar(?:y|ies))? (?:buffers?|allocations?|storage|tensors?)",
                           r"how many (?:mb|gb|bytes) of (?:scratch|workspace|temp\w*|extra)", r"footprint",
                           r"(?:sav\w*|use\w*|us\w*|need\w*|takes?) (?:less|more|lower|extra) memory(?! (?:bandwidth|traffic|bw|throughput|reads?|writes?|accesses|round))",
                           r"sav\w* memory(?! (?:bandwidth|traffic|bw|throughput|reads?|writes?|accesses|round))", r"memory sav\w+", r"vram", r"gigs")),
-    ("full_eval", (r"full (?:evaluator|evaluation|eval|sweep|harness|suite)(?: run)?", r"whole (?:scenario set|evaluator|eval|suite|harness)",
+    # round 12: the whole suite by its runners' names
+    ("full_eval", (r"ctest", r"(?:full|whole|entire) ci", r"ci (?:is |run )?green", r"(?:fails?|failures)/skips?", r"pass/fail counts?", r"(?:whole|full|entire|complete) [\w/.-]+ suite", r"run (?:the )?full suite", 
+                   r"full (?:evaluator|evaluation|eval|sweep|harness|suite)(?: run)?", r"whole (?:scenario set|evaluator|eval|suite|harness)",
                    r"complete (?:eval\w*|scenario set|suite)", r"official (?:harness|evaluator|eval)", r"own (?:micro-?bench\w*|benchmark|script)",
                    r"pass count", r"how many of the \d+ (?:scenarios|cases)", r"all scenarios pass\w*",
                    # ... on the code as it is now, not a build from before the last change
@@ -679,7 +722,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"all[- ](?:zeros?|ones)", r"uniform (?:inputs?|values|rows?)")),
     # work spread unevenly over groups: tokens routed to a few experts, segments of very different
     # lengths in a grouped launch; is it still fast, still right
-    ("load_skew", (r"skew\w* (?:\w+ )?(?:experts?|routing|router|load|tokens|groups?|segments?|workloads?)",
+    # round 12: work piled on one bin, cell or expert against a uniform spread
+    ("load_skew", (r"(?:routing|distribution|input|data|keys?|particles?) (?:is |are )?skew\w*", r"skewed (?:input|data|distribution|keys?|particles?|routing|positions?)", r"(?:one|an?|single) (?:expert|bin|bucket|cell|key) (?:is |gets? )?hot", r"hot[- ]?spot (?:case|input|distribution|data|test|particles?)s?", r"adversarial (?:router|routing|distribution|input|data|keys?)", r"(?:router|routing|token|key|particle|data|value) distributions?", r"all (?:the )?(?:toks|tokens|particles|keys|values|inputs|elements|points) (?:to|in|land in|hit|go to|into|at|on) (?:(?:one|1|a single|the same) (?:expert|cell|bin|bucket|key|point)|the origin)", r"every (?:input|element|value|key|token|particle) (?:hits|lands in|goes to|maps to) (?:one|1|a single|the same)", r"all[- ]same[- ](?:key|value|bin|bucket)", r"all (?:the )?(?:values|keys|inputs|elements) (?:are )?(?:identical|the same|equal)", r"(?:degenerate|pathological|clustered|non-?uniform) (?:\w+ )?(?:distribution|keys?|particles?|particle set|positions?|routing)", r"(?:vs\.?|versus|against) (?:a )?(?:uniform|rand(?:om)?)(?: (?:one|input|data|routing|distribution|keys))?", r"(?:sensitive|insensitive) to (?:the )?(?:data|input|key) distribution", 
+                   r"skew\w* (?:\w+ )?(?:experts?|routing|router|load|tokens|groups?|segments?|workloads?)",
                       r"(?:data|load|work|expert|routing|token|group) (?:skew\w*|imbalance\w*)", r"imbalanc\w*", r"unbalanced", r"lopsided",
                       r"zipf\w*", r"power[- ]law", r"hot experts?", r"(?:tokens|rows) per expert", r"expert (?:load|loads|counts?|sizes?|capacity|histogram)",
                       r"(?:balanced|uniform|even|random) (?:routing|router|tokens per|expert load|expert assignment)",
@@ -699,7 +744,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"(?:won'?t|wont|doesn'?t|does not|will not|can'?t|could) (?:\w+ )?wrap (?:for|at|on|with|past|beyond) (?:huge|large|big|giant|very large|massive)",
                         r"wrap\w* (?:around )?(?:for|at|on|with|past|beyond) (?:huge|large|big|giant|very large|massive) (?:inputs?|sizes?|tensors?|n|arrays?)", r"(?:more than|over|above|past|beyond|exceed\w*) (?:\d+ ?)?(?:gb|gib) (?:tensors?|inputs?|buffers?|allocations?)")),
     # -- against what
-    ("vendor_baseline", (r"(?:best|fastest|existing|available|vendor|sota|tuned) (?:available |existing |known |vendor )?(?:library|libraries|lib|implementations?)",
+    # round 12: serving and sparse/dense solver libraries
+    ("vendor_baseline", (r"cusparse\w*", r"cusolver\w*", r"magma", r"vllm(?:'s)?", r"sglang", r"tensorrt[- ]?llm", r"trt[- ]?llm", r"batch(?:decode|prefill)\w*", r"(?:nvidia|vendor)'?s? (?:own )?(?:library|lib|implementation|kernel)", r"(?:library|vendor|lib) equivalents?", r"(?:vs\.?|the) fi (?:number|kernel|version|baseline|decode|time)s?", r"(?:ours|our \w+) vs\.? (?:fi|theirs)", r"next to ours", 
+                         r"(?:best|fastest|existing|available|vendor|sota|tuned) (?:available |existing |known |vendor )?(?:library|libraries|lib|implementations?)",
                          r"(?:naive|eager|plain|stock|vanilla|unfused|reference) (?:pytorch|torch)(?: (?:version|implementation|path|op|baseline|code))?", r"sota", r"state[- ]of[- ]the[- ]art",r"cublas\w*", r"cudnn", r"cutlass", r"cute", r"torch\.(?:matmul|mm|bmm|nn|compile|einsum|baddbmm|addmm|ops|sort|topk|softmax|layer_norm)[\w.]*",
                          r"torch(?:'s)? (?:sdpa|matmul|kernel|implementation|op)", r"sdpa", r"flash[- ]?att(?:n|ention)(?:[- ]?\d)?",
                          r"fa[234]", r"vendor(?: library| lib)?", r"stack up against", r"flashinfer", r"xformers",
@@ -748,7 +795,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("goal_arithmetic", (r"(?:reach|hit|get to|make|meet) the (?:goal|target)(?: geomean| speedup| ratio)?",
                          r"(?:goal|target) (?:geomean|speedup|ratio)", r"how far (?:from|to|off) the (?:goal|target)",
                          r"needs? to (?:reach|hit) (?:the )?(?:goal|target)")),
-    ("regression", (r"regress\w*", r"slower than (?:before|the previous|the one before|v\d+)",
+    # round 12: the previous commit benched against this one
+    ("regression", (r"head~\d*", r"(?:git )?bisect\w*", r"(?:against|vs\.?|versus|than|to|run) (?:the )?(?:old|last|prior|earlier) (?:commit|version|revision|build|release)", r"(?:get|gets|getting) slower", r"perf(?:ormance)? diff", r"drop in (?:[\w/]+ ){0,3}(?:tok\w*/s|throughput|perf\w*|speed|gb/s|tflops)", r"perf[- ]neutral", r"a/b (?:against|vs\.?|test|with)", r"yesterday'?s? (?:baseline|numbers?|timings?|run)", r"the commit before", 
+                    r"regress\w*", r"slower than (?:before|the previous|the one before|v\d+)",
                     # the version before a change, timed against the current one
                     r"(?:from|at) the (?:commit|version|build|revision) before (?:the|that|this|your|my)\b[^.?!]{0,80}\b(?:bench|time|compare|profile)\w* (?:both|the two|them|each)",
                     r"got slower", r"drop(?:ped)? from", r"where did the speed go", r"made (?:[^?.,]{1,30} )?slower",
