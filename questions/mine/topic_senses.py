@@ -309,9 +309,8 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("vendor_baseline", frozenset({"error_size", "correctness_run", "convergence"}), None),
     # an error that "blows up" with the condition number grows; it is not an inf
     ("nan_inf", frozenset({"conditioning"}), None),
-    # an error measured over condition numbers is the conditioning study; a library's edge-shape run is the edge shapes
+    # an error measured over condition numbers is the conditioning study
     ("error_size", frozenset({"conditioning"}), None),
-    ("correctness_run", frozenset({"edge_shapes"}), None),
     # what the SASS shows of a pipeline is a SASS read
     ("overlap", frozenset({"sass_dump"}), None),
 )

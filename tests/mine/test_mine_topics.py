@@ -499,3 +499,65 @@ def test_an_asking_that_names_no_topic_is_compared_on_words_alone():
     # words alone still have to be alike: a topic-less question on something else stays apart
     e = ["commit", "push", "branch", "review"]
     assert [4] in cluster([a, b, c, d, e], [1] * 5).clusters
+
+
+@pytest.mark.parametrize("text,topic", [
+    # round 12: a served model's latency distribution, speculative decoding's acceptance
+    ("what's the time to first token at the 99th pct under load?", "latency_tail"),
+    ("is ITL flat or does the tail blow out at 64 users", "latency_tail"),
+    ("give me p99 for the decode step", "latency_tail"),
+    ("how many draft tokens get accepted per verify step on average?", "acceptance_rate"),
+    ("did the acceptance rate move after the sampler rewrite", "acceptance_rate"),
+    # an iterative solver's residuals and the conditioning of the systems
+    ("plot ||b - Ax|| per iteration for the gmres solve", "convergence"),
+    ("does the refinement loop stagnate at 1e-10 or go all the way?", "convergence"),
+    ("what's the condition number of the test matrices", "conditioning"),
+    ("try some near singular blocks and see what the error does", "conditioning"),
+    # libraries of serving and sparse algebra as the baseline
+    ("how far behind cuSPARSE's csrmv are we", "vendor_baseline"),
+    ("is vllm's kernel faster at bs 1", "vendor_baseline"),
+    # memory high-water marks, work piled on one bin, sweeps over batch and domain size, the last commit
+    ("what's the high-water mark of device memory during the solve", "workspace_memory"),
+    ("how much vram does the planner take", "workspace_memory"),
+    ("timing when every key goes to the same bucket?", "load_skew"),
+    ("try a clustered particle distribution and time the binning", "load_skew"),
+    ("tokens/s vs batch size for the decode loop, up to 256", "scaling"),
+    ("how does the smoother scale with domain size", "scaling"),
+    ("a/b against the previous commit on the paged decode bench", "regression"),
+    ("bisect the throughput drop", "regression"),
+    ("do both streams actually run at the same time in the trace?", "overlap"),
+    ("ulp error vs an fp64 reference on the rsqrt path", "error_size"),
+])
+def test_round_12_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # a fused residual add is a layer, not a solver's residual
+    ("max error of the fused residual+rmsnorm vs fp32?", "convergence"),
+    ("does the residual connection get added in fp32", "convergence"),
+    # requests served concurrently are a batch, not streams overlapping
+    ("p50 latency at 32 concurrent requests", "overlap"),
+    # a library used as the reference of an error is the reference, not a speed baseline
+    ("max abs error against torch.matmul in fp32", "vendor_baseline"),
+    # an error that blows up with the condition number grows; it is not an inf
+    ("does the forward error blow up past cond 1e10?", "nan_inf"),
+    # a percentile of a timing loop over reps is its spread, not a served latency
+    ("median and p99 over 200 reps, with cuda events", "latency_tail"),
+    # extra HBM a kernel needs is memory, not bandwidth
+    ("how much extra hbm does the new path need?", "bandwidth_achieved"),
+    # a grid swept is the problem size, not a wave count
+    ("sweep grid sizes from 64^3 to 512^3 for the stencil", "waves"),
+    # the hot loop is where the time goes, not a skewed input; a kernel named decode is not a choice to decide
+    ("what's the dominant stall in the hot loop", "load_skew"),
+    ("who decided the tile shape", "vendor_baseline"),
+])
+def test_round_12_words_do_not_name_a_measurement_in_another_sense(text, topic):
+    assert topic not in topics(text), (text, topics(text))
+
+
+def test_round_12_words_are_not_respelt_into_the_new_table_words():
+    # "converg", "decode", "accept" and "warmed" joined the table: words one edit away stay themselves
+    for word in ("converted", "decided", "accent", "warned", "neural", "modeled"):
+        assert respelled(word) == word
+    assert respelled("refinment") == "refinement"
