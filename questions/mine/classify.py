@@ -42,7 +42,7 @@ class Classification:
     question_part: str  # for questions: the interrogative sentences (and measurement requests after them)
 
 
-_WH = rx(r"^(?:what|why|how|which|where|when|who|whose|whom|what's|whats|how's|hows|where's|why's|whys|"
+_WH = rx(r"^(?:what|why|how|which|where|when|who|whos|who's|whose|whom|what's|whats|how's|hows|where's|why's|whys|"
          r"wat|wats|wht|waht|whta)\b")  # (as typed in a hurry)
 _AUX = (r"(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|am|isn't|aren't|doesn't|"
         r"didn't|won't|wouldn't|shouldn't|can't|haven't|hasn't|don't|weren't|wasn't|'s|'re)")
@@ -189,6 +189,8 @@ _SOLUTION = [
        r"(?!\s+(?:running|rerunning|again|measuring|profiling|timing|it again))"
        r"[^.?!]*?(?:\b" + _SOLUTION_TERMS + r"\b|" + _NUM_PARAM + r")"),
     rx(r"\b(?:what about|how about|what if (?:you|we)|maybe|perhaps|instead|rather|switch(?: over)? to|go with)\b"
+       r"(?!\s+(?:the\s+|a\s+)?(?:small|smaller|large|larger|big|bigger|tiny|huge|odd|other|edge|empty|short|long)\s+"
+       r"(?:grids?|sizes?|shapes?|inputs?|cases?|batch\w*|problems?|matri\w+|rows?|seq\w*)\b)"
        r"[^.?!]{0,40}\b" + _SOLUTION_TERMS + r"\b"),
     rx(r"\b(?:could you|can you|should you|should we|shouldn't we|you should|you could|you might|we should|"
        r"we could|you need to|you have to|we need to|i'd|i would|let's|lets)\s+(?:just\s+|also\s+|maybe\s+)?"
@@ -218,7 +220,8 @@ _LEADING_BETTER = rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|wouldnt|won't|wont|d
                      r"[^?]{0,60}\b(?:fixed|solved|handled|avoided|hidden|covered)\s+by\b|[^.?!]{0,60}\b"
                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than|"
                      r"beat|beats|outperform\w*|win)\b|"
-                     r"[^?]{0,80}\bbecause\b|"
+                     r"[^?]{0,80}\bbecause\b|[^?]{0,140}\bmake\s+(?:it|this|that|them|the\s+[\w-]+)\s+(?:much\s+|more\s+|a\s+lot\s+)?"
+                     r"(?:reproducible|deterministic|faster|cheaper|simpler|stable|safe|correct|coalesced|cache[- ]friendly|\w+able)\b|"
                      r"\s+(?!(?:being|going|anything|something|nothing|everything|thing|string)\b)[a-z]+ing\s+(?:the|a|an|it|them|"
                      r"this|that|these|those|\w+s)\b)")
 #: "did you know ...?", "fyi ...", "just so you know ...": hands the agent a fact
@@ -259,7 +262,8 @@ _SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}
                     r"autotune|ncu|nsys)\b)|"
                     # "your 1.4x is vs the old seed number, measure the seed again ...": an order after a comma
                     r",\s+(?=(?:pls\s+|please\s+)?(?:measure|re-?measure|re-?time|profile|bench|benchmark|rerun|re-run|"
-                    r"redo|dump|validate)\s+(?:it|the|this|that|both|them|each|every|all|again)\b)|"
+                    r"redo|dump|validate|prove|verify|confirm)\s+(?:it|the|this|that|both|them|each|every|all|again)\b)|"
+                    r",\s+(?=(?:who|whos|who's)\s)|"
                     r",\s+(?!(?:right|correct|no|yes|yeah|true|ok|okay)\s*\?)(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\?\s*$)",
                     re.I)  # "..., identical?" (not a tag: "..., right?")
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
@@ -331,8 +335,11 @@ def is_interrogative(sentence: str) -> bool:
     # occupancy pls", "list every case where new < old"
     measuring = _MEASURE_VERBS.match(core) is not None
     action = not measuring and _IMPERATIVE.match(core) is not None
-    if s.endswith("?") and len(core.split()) <= 3 and topics(core):
+    if s.endswith("?") and len(core.split()) <= 3 and core[:1].isalpha() and not _STATEMENT_OPEN.match(core) and (
+            topics(core) or MEASURABLE.search(core) or _TERSE_CHECK.match(core)):
         return True  # "launch overhead?", "spill count?" (a verb's form, a measurement's name)
+    if len(core.split()) <= 12 and _OR_JUST.match(core) and not _IMPERATIVE.match(core):
+        return True
     if _TERSE_OK.match(core):
         return True  # "odd seqlens ok?", "big tensors fine?" (not "that ok?", a tag)
     if (s.endswith("?") and (core[:1].isalnum() or core[:1] == "%") and not action and not _STATEMENT_OPEN.match(core)
@@ -353,7 +360,7 @@ def is_interrogative(sentence: str) -> bool:
 
 #: A setting said before the question: "for the moe scenarios whats ...", "on b8 is the kernel ..."
 _LEADING_SETTING = rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
-                      r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+\s+){1,6}?"
+                      r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+,?\s+){1,10}?"
                       r"(?=(?:what|whats|what's|how|which)\b)")
 #: "i want the number without the last patch", "we need the timings per scenario"
 _WANT_VALUE = rx(r"^(?:i|we)\s+(?:want|need|'d like|would like|wanna)\s+(?:to see\s+)?(?:the|a|an|some)?\s*"
@@ -398,7 +405,8 @@ _IF_THEN_ASK = rx(r"^(?:if|when|once|after)\s+[^?]{3,140}?[\s,]\s*(?:does|do|did
 
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
-_PROPOSAL = rx(r"^(?:(?:how|what)\s+about(?=\s+(?:\w+ing|a|an|one|just|instead|adding|trying)\b|[^?]*\b" + _SOLUTION_TERMS + r"\b)|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+_PROPOSAL = rx(r"^(?:(?:how|what)\s+about(?!\s+(?:the\s+|a\s+)?(?:small|smaller|large|larger|big|bigger|tiny|huge|odd|other|edge|"
+               r"empty|short|long)\s+(?:grids?|sizes?|shapes?|inputs?|cases?|batch\w*|problems?|matri\w+|rows?|seq\w*)\b)(?=\s+(?:\w+ing|a|an|one|just|instead|adding|trying)\b|[^?]*\b" + _SOLUTION_TERMS + r"\b)|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
                r"(?:shouldn't|shouldnt|should)\s+(?:you|u)\s+(?:be\s+)?(?!(?:have|know|check|verify|measure|test|profile|run|rerun)\b)\w+|"
                r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
                r"maybe we)\b")
@@ -463,6 +471,10 @@ _QUOTES_AGENT = rx(r"^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say
 
 #: what is asked after an action: "... and tell me the register count"
 _ASKED_AFTER = rx(r"\b(?:and|then|,)\s+(?:tell|show|give)\s+(?:me|us)\b|\b(?:and|then|,)\s+(?:report|print|paste|list)\b")
+#: "verify kernel correct?": a check asked in a few words
+_TERSE_CHECK = rx(r"^(?:verify|check|confirm)\s+\w+")
+#: "full ci green or just ur one test": a choice between a whole run and a part of it, asked without "?"
+_OR_JUST = rx(r"^(?!(?:i|we|you|u|it|that|this|they)\b)[^?]{2,60}\bor\s+(?:just|only)\s+(?:the\s+|ur\s+|your\s+|a\s+|one\s+)?\w+")
 #: "odd seqlens ok?": a terse asking whether a case works ("that ok?" is a tag)
 _TERSE_OK = rx(r"^(?!(?:that|this|it|all|everything|we|you|u|i|so|and|ok|okay)\b)(?:[\w.+/-]+\s+){1,3}"
                r"(?:ok|okay|fine|good|handled|covered|safe)\s*\?$")
@@ -470,8 +482,8 @@ _TERSE_OK = rx(r"^(?!(?:that|this|it|all|everything|we|you|u|i|so|and|ok|okay)\b
 _CHECK_ORDER = rx(r"^(?:(?:pls|please|then|so|now|just|go)\s+)*(?:redo|rerun|re-run|re-?measure|measure|re-?profile|profile|"
                   r"re-?time|time|check|verify|prove|show)\b")
 #: a cause put as a question: "doesn't the memset cost you a launch?", "could the mismatch be ...?"
-_DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|won't|wont|don't|dont|shouldn't|shouldnt|could|"
-                    r"might)\b")
+_DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|wouldnt|won't|wont|don't|dont|shouldn't|shouldnt|could|"
+                    r"might|would|did\s+(?:you|u)\s+(?:set|use|try|enable|add|turn\s+on|pin|switch|bump|raise|lower))\b")
 #: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
 _FIX_VERB = rx(r"^(?:(?:just|then|so|and|instead|maybe|rather)\s+)*(?:allocate|zero|hoist|move|reuse|cache|precompute|fuse|"
                r"inline|unroll|pad|swap|split|merge|drop|remove|replace|switch|use|add|set|make|change|bump|raise|lower|"

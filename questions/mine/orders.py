@@ -14,7 +14,11 @@ from questions.mine.topics import topics
 TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(?:it\s+)?(?:with\s+|on\s+)?"
                r"(?:an?\s+|the\s+|some\s+)?(?:[\w.-]+\s+){0,3}?(?:sizes?|shapes?|inputs?|values?|rows?|cases?|"
                r"seq_?len\w*|lengths?|dims?|batch(?:es)?|zeros|nans?|infs?|denormals?|magnitudes?|logits|sequences?|seqs?|"
-               r"tensors?|matri(?:x|ces)|arrays?)\b"
+               r"tensors?|matri(?:x|ces)|arrays?|distributions?)\b"
+               # "run the moe kernel with an adversarial router distribution", "test the binning on three distributions"
+               r"|^(?:(?:pls|please|just|now|also|then)\s+)*(?:run|test|bench\w*|time|profile)\s+(?:it|the\s+[\w.-]+(?:\s+[\w.-]+)?)\s+"
+               r"(?:with|on)\s+(?:an?\s+|the\s+|some\s+)?(?:[\w./-]+\s+){0,3}?(?:inputs?|values?|distributions?|routings?|data|"
+               r"matri(?:x|ces)|sizes?|shapes?)\b"
                # ... "stress it with inf/nan/extreme values", "run some odd dims through it", "throw a
                # non-multiple-of-16 hidden size at the rmsnorm" (at the kernel, not "through the formatter")
                r"|^(?:(?:pls|please|just|now|also|then)\s+)*stress(?:[- ]test)?\s+(?:it|the\s+[\w.-]+)\s+with\s+"
@@ -39,6 +43,7 @@ _QUANTITY = (r"(?:t?flops|flop/s|bandwidth|bw|roofline|bound|ratio|error|time|by
 #: verbs that measure by themselves
 MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|sweep|calc|"
                   r"prove\s+(?:it|that|this|me\s+wrong)(?=\s+(?:from|with|using|by|in|on)\b)|"
+                  r"prove\s+(?:that\s+)?(?:the|your|this|these)\s|(?:git\s+)?bisect(?!\s+(?:start|reset|good|bad)\b)|disassemble|"
                   r"make\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)|"
                   r"(?:git\s+)?diff|hash|quantify|count(?!\s+on\b)|plot|compare(?!\s+notes\b)|repeat(?!\s+after\b)|validate|"
                   # a tool as the verb ("ncu --set full the gemm"; not "ncu locks clocks to base ...")
@@ -47,7 +52,7 @@ MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profi
                   r"runs|measures|counts|gives|takes|makes|sets|resets|needs|wants)\b)|"
                   r"put\s+(?:the\s+|their\s+|its\s+)?(?:[\w.-]+\s+){0,3}(?:numbers?|timings?|times|results?|figures?|"
                   r"speedups?|bandwidth|t?flops|throughput)\s+(?=next\s+to|beside|alongside)|"
-                  r"(?:compute|calculate|work\s+out|estimate)(?=\s+(?:the\s+|an?\s+)?(?:achieved\s+|effective\s+|"
+                  r"(?:compute|calculate|work\s+out|estimate)(?=\s+(?:the\s+|an?\s+)?(?:[\w./-]+\s+){0,3}?(?:achieved\s+|effective\s+|"
                   r"theoretical\s+|ideal\s+|minimum\s+|max(?:imum)?\s+)?" + _QUANTITY + r")|"
                   r"a/b|ab[- ]test|ablate|cross[- ]?check|table(?=\s*:)|tabulate|"
                   r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
@@ -63,21 +68,25 @@ _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|pri
 _ABLATION = rx(_ORDER_OPEN + r"(?:disable|turn\s+off|switch\s+off|remove|drop|revert|undo|comment\s+out|back\s+out)\s+"
                r"[^,.;]{1,60}?\b(?:and|then)\s+(?:re-?)?(?:measure|time|bench\w*|profile|report|tell|compare|rerun|run)\b")
 #: verbs that run or build: they measure only with a report or a comparison asked after them
-_RUN_VERB = rx(_ORDER_OPEN + r"(run|rerun|re-run|redo|do|build|rebuild|compile|launch|execute|try|feed|loop(?!\s+in\b)|"
+#: a measurement redone with another method ("redo the bench with do_bench and a cold cache"; not "rerun
+#: with the L2 flush on", "rerun the full benchmark")
+_REDO_MEASUREMENT = rx(_ORDER_OPEN + r"(?:redo|rerun|re-run|repeat)\s+(?:the|your|that|this)\s+(?:bench(?:mark)?|timing|measurement|"
+                       r"profile|numbers)\s+(?:with|using|under|on)\s+\S")
+_RUN_VERB = rx(_ORDER_OPEN + r"(run|rerun|re-run|redo|throw|do|build|rebuild|compile|launch|execute|try|feed|loop(?!\s+in\b)|"
                r"(?:git\s+)?checkout|check\s+out|(?:git\s+)?stash|"
                r"generate)\b")
 #: running a checker is a measurement ("run compute-sanitizer on it"), and so is running the check on
 #: named inputs ("run correctness on shapes that aren't tile aligned"); "run the tests" is an order
 _RUN_CHECK = rx(_ORDER_OPEN + r"(?:run|rerun|re-run)\s+(?:(?:compute-sanitizer|cuda-memcheck|sanitizer|memcheck|racecheck|"
-                r"initcheck|synccheck)\b|(?:the\s+)?(?:correctness|checks?|tests?|eval\w*|reference check)\s+"
+                r"initcheck|synccheck)\b|(?:the\s+)?(?:[\w.-]+\s+){0,2}?(?:correctness|checks?|tests?|eval\w*|reference check)\s+"
                 r"(?:on|with|for|against)\s+(?:[\w.-]+\s+){0,3}?(?:shapes?|sizes?|inputs?|values?|cases?|seq_?len\w*|"
                 r"lengths?|dims?|rows?|dtypes?|scenarios?|magnitudes?)\b)")
 #: a setting said before the order: "for the fp8 kernel show me ...", "before calling it finished, show ..."
-_ORDER_SETTING = rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s+[^,]{1,60},\s+|"
+_ORDER_SETTING = rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s+[^,]{1,100},\s+|"
                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
                     r"compare|pull|grab|get|compute|run|rerun)\b))")
-_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|"
+_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|send(?:\s+(?:me|us))?(?=\s+(?:the|it|them|over))|"
                   # a metric pulled, not a branch ("... and pull l1tex__...", not "... and pull the latest")
                   r"(?:pull|grab|extract|collect)(?=\s+(?:the\s+)?(?:[\w.]*__\w|numbers?\b|metrics?\b|counters?\b|stats\b|"
                   r"values?\b|sections?\b))|"
@@ -90,6 +99,7 @@ _THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|
                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b|"
                    r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"
+                   r"\b(?:and|then|,)\s+see\s+what\s+(?:comes\s+out|happens|breaks|it\s+(?:does|gives|returns))\b|"
                    r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
 _ARTIFACT_ONLY = rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
@@ -108,7 +118,9 @@ _NOT_A_CHANGE = rx(r"\bpost\s+(?:the\s+|all\s+(?:the\s+)?)?(?:numbers?|results?|
                    r"(?:slack|channel|thread|pr|wiki|readme|docs?|issue|ticket)\b)|"
                    r"\buse\s+(?:the\s+|a\s+)?(?:compute-sanitizer|sanitizer|memcheck|racecheck|ncu|nsys|nsight(?:\s+\w+)?|"
                    r"profiler|cuobjdump|cuda\s+events|events)\b(?![^.;]*\b(?:and|then)\s+(?:fix|change|update|commit)\b)|"
-                   r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)")
+                   r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)|"
+                   r"\bsend\s+(?:me\s+|us\s+|over\s+)?(?:the\s+)?(?:timeline|trace|numbers?|results?|output|profile|report|table|"
+                   r"timings?)\b(?![^.;]*\b(?:to|in|on)\s+(?:the\s+)?(?:team|channel|slack|thread|email|everyone|them)\b)")
 
 
 def changes(sentence: str) -> bool:
@@ -124,8 +136,11 @@ _DOUBT = rx(r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:buy|believe)\s+(?:that|it|t
             r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:trust|believe|buy)\s+(?:a|the|that|this|one|your|these|those|"
             r"single|just\s+one)?\s*(?:single\s+|one\s+)?(?:samples?|numbers?|results?|measurements?|timings?|runs?|"
             r"wins?|figures?|speedups?|benchmarks?|bench|data\s*points?)\b|"
-            r"\bnot\s+(?:just|only)\s+(?:the\s+)?(?:one|that|this|\d+|a\s+few|some)\s+(?:[\w.-]+\s+)?(?:shapes?|cases?|scenarios?|"
-            r"configs?|sizes?|inputs?|kernels?)\b|"
+            r"\bnot\s+(?:just|only)\s+(?:the\s+|ur\s+|your\s+)?(?:one|that|this|new|last|\d+|a\s+few|some|smoke)?\s*(?:[\w.-]+\s+)?"
+            r"(?:shapes?|cases?|scenarios?|configs?|sizes?|inputs?|kernels?|files?|tests?)\b|"
+            # the agent's claim quoted back, what it only did
+            r"^(?:you|u)\s+(?:claim|claimed|claims|said|say|says|keep\s+saying)\b|\b(?:you|u)\s+only\s+(?:ran|tested|checked|timed|"
+            r"measured|profiled|tried)\b|"
             r"\bbefore\s+(?:claiming|calling|declaring|saying|reporting|we\s+call|you\s+call|we\s+claim|you\s+claim)\b")
 #: an aside in parentheses ("(int8 is fine to keep mem down)") says nothing about the order
 _ASIDE = rx(r"\([^()]{0,120}\)")
@@ -170,15 +185,17 @@ def measurement_order(sentence: str, doubted: bool = False) -> bool:
         return True
     if changes(core) or _PRODUCT_PLACE.search(core) or _TO_SOMEONE.match(core):
         return False
-    if _RUN_CHECK.match(core) or TRY_INPUT.match(core):
+    if _RUN_CHECK.match(core) or TRY_INPUT.match(core) or _REDO_MEASUREMENT.match(core):
         return True
     m = MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
     if m is None or not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False
-    if _THEN_MEASURE.search(core, m.end()) or doubted:
-        return True
+    if _THEN_MEASURE.search(core, m.end()) or doubted or m.group(1).startswith("prove"):
+        return True  # ("prove the padding did something": evidence asked for)
     if m.re is MEASURE_VERB and _BREAKDOWN_OR_DIFF.match(m.group(1) + core[m.end():]):
         return True  # "break the 1.34x down by input config", "git diff against the last green commit"
+    if m.re is MEASURE_VERB and _THEN_REPORT.search(core, m.end()):
+        return True  # "nsys profile it and send the timeline", "profile ... with ncu and show me the summary"
     rest = _TOOL_WORDS.sub(" ", core[m.end():])
     measured = bool(topics(core) or MEASURABLE.search(rest))
     if m.re is _RUN_VERB:  # "run the evaluator end to end and paste the output": a report of a measurement

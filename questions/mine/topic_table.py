@@ -118,7 +118,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"count\w* (?:the |all |every )?(?:cuda |gpu |kernel |device )?launch(?:es)?",
                       r"(?:list|show|print|enumerate)\w* (?:me )?(?:every|each|all(?: the)?) (?:cuda |gpu |kernel )?launch(?:es)?",
                       r"(?:stray|hidden|extra|unexpected|additional|spurious|sneaky|implicit) (?:memsets?|memcpys?|cudamemset\w*|cudamemcpy\w*|casts?|fills?|zero[- ]fills?|layout cop(?:y|ies)|(?:copy|cast|fill|transpose|elementwise|memset|memcpy) kernels?|launch(?:es)?)",
-                      r"(?:gaps?|idle(?: time)?|idling|bubbles?|overhead|dead time) between (?:the |your |our )?(?:kernels|launches)", r"cuda_gpu_kern_sum", r"bubble time",
+                      r"(?:gaps?|idle(?: time)?|idling|bubbles?|overhead|dead time) between (?:the |your |our )?(?:kernels|launches)", r"cuda_gpu_kern_sum", r"cuda_gpu_trace", r"gputrace", r"bubble time",
                       r"how many (?:kernels?|launches) (?:does|do|did) (?:it|the op|your op|one call|a call|the wrapper) (?:fire|launch|issue|run|do)")),
     ("timing_crosscheck", (r"independent(?:ly)? of the (?:eval|evaluator|harness)", r"external profiler", r"gpu__time_duration",
                            r"gpu time duration", r"(?:gpu|kernel) duration matches", r"compared to the harness", r"time it yourself",
@@ -223,7 +223,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"sm__inst_executed\w*", r"inst_executed", r"issue active", r"one instruction per cycle",
                     # ncu's SchedulerStats
                     r"schedulerstats", r"issued warps? per scheduler", r"issue[- ]slot\w*")),
-    ("launch_overhead", (r"launch (?:overhead|latency|cost|time|gaps?)", r"launch[- ]bound", r"kernel-bound", r"even kernel bound",
+    ("launch_overhead", (r"cuda_gpu_trace", r"gputrace", r"launch (?:overhead|latency|cost|time|gaps?)", r"launch[- ]bound", r"kernel-bound", r"even kernel bound",
                          r"cpu[- ]side", r"host[- ]side", r"gpu time vs", r"(?:kernel|gpu|device) (?:duration|time) (?:in nsys )?vs",
                          r"end[- ]to[- ]end (?:time|latency|timing|per|vs)", r"(?:time|latency|timing) end[- ]to[- ]end", r"(?:cpu|host)[- ]bound", r"wall time (?:per (?:launch|call|iteration)|the evaluator|vs)", r"gaps? between kernels",
                          r"launching and syncing", r"kernel body", r"overhead rather than",

@@ -310,7 +310,8 @@ HELD_OUT_DIRECTIVES = [
     'Run the whole suite again.',
     'write that down in the notes',
     'revert to the previous candidate',
-    'Profile the biggest scenario with ncu and show me the summary.',
+    # ('Profile the biggest scenario with ncu and show me the summary.' was here; two planted sets' blind
+    # writers ask for a profile's report this way: it is a question now, MEASUREMENT_ORDERS_ROUND12)
     'push your branch',
     'go on',
     'rebuild with -lineinfo',
@@ -382,7 +383,7 @@ ORDERS_THAT_ARE_DIRECTIVES = [
     "Profile it with ncu.", "Show me the SASS of rmsnorm.cu.", "benchmark it again", "Rerun the full evaluation.",
     "profile it with ncu and save the report", "run the tests", "check the logs",
     "measure it and then update the tile size to 128", "time it and commit",
-    "Profile the biggest scenario with ncu and show me the summary.", "dump the logs",
+    "dump the logs",
     "Do a search on 0.43 and count the \"?\" symbols. Then fix all of them please.",
     "report medians over 100 runs from here on, not best-of-10",
     "log a linear improvement for it", "run the tests on it", "disable the old path and commit",
@@ -544,7 +545,6 @@ NOT_QUESTIONS_ROUND10 = [
     "each time you change the kernel, rerun the suite", "go ahead and commit", "sweep the stale branches and delete them",
     "what about using TMA for the K tile?", "what about a 128x256 tile?", "that ok?", "loop in the team when it's done",
     "generate the docs and show me", "try vectorizing the loads with float4 and tell me the time",
-    "Profile the biggest scenario with ncu and show me the summary.",
 ]
 
 
@@ -581,11 +581,52 @@ NOT_QUESTIONS_ROUND11 = [
 ]
 
 
-#: rounds 9-11: what each message must be read as ("not question": anything but a question)
+# Round 12 (tuned on AK-AN's lost askings). A profile run and its report shown is a measurement asked
+# for: two blind writers (AD, AL) asked so ("nsys profile it and send the timeline"), and this list
+# took over the one our own test had called a directive ("Profile ... and show me the summary.").
+MEASUREMENT_ORDERS_ROUND12 = [
+    "Profile the biggest scenario with ncu and show me the summary.", "nsys profile it and send the timeline",
+    "p99?", "throw some nasty inputs at the sampler, ties, infs, tiny p, and see what comes out",
+    "ours vs fi vs vllm pagedattn v2, same page table, whos quicker",
+    "redo the bench with triton.testing.do_bench and a cold cache", "run pytest on everything, not just the new file",
+    "full ci green or just ur one test",
+    "for the w4a16 gemm at M=1, N=28672, K=8192 what's achieved dram throughput as % of peak",
+    "verify kernel correct?", "run the moe kernel with an adversarial router distribution",
+    "git bisect the 8% drop in decode tok/s",
+    "you padded the smem tile to dodge conflicts, prove the padding actually did something",
+    "tok/s vs concurrency curve for the whole decode loop plz", "show me the SOL section from ncu before we stop tuning",
+    "for the fp32-factor / fp64-residual refinement solver, compute the normwise backward error in fp64 after each iteration and check it bottoms out around 1e-16",
+    "run the exclusive-scan correctness tests on awkward lengths, including empty.",
+    "you claim the padded tile removed all conflicts - but the complex64 version uses 8-byte elements. show the counter for that one",
+    "disassemble the bf16 gemm kernel with cuobjdump -sass and confirm there are HGMMA / wgmma instructions and not just HMMA",
+    "you said 'this is hitting the hopper tensor cores', but it's built for sm_90 not sm_90a. show me the instructions",
+    "you said the temporal blocking version is 1.8x faster. only at 512^3? what about small grids that already sit in cache?",
+    "test the particle-to-cell binning on three distributions - uniform, everything clustered in a single cell, and 90% of cells empty - checking the cell offsets against a cpu counting sort and reporting the time for each",
+    "you say the pipeline is 'GPU bound', but with ~30 tiny kernels per step launch latency might dominate. show the timeline",
+    "for ELL spmv on the 2d laplacian and on the random-sparsity matrix, get the L2 and L1 hit rates for the loads of x from nsight compute so we can see whether the gather is cache-friendly",
+    "'done, everything passes' - you only ran the spmv tests after the last change. run everything and show me",
+]
+FACTS_AND_TECHNIQUES_ROUND12 = [
+    "did you set the gemm stream to higher priority? cudaStreamCreateWithPriority lets the compute stream get scheduled ahead at block boundaries",
+    "wouldn't a fixed-order two-pass reduction (per-block partials written out, then one block sums them in order) make it reproducible, unlike the atomics?",
+    "would pivoting even matter for those batched systems if they're all diagonally dominant? no-pivot lu is stable for that class",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND12 = [
+    "or #172?", "run the tests on it", "Please rerun with the L2 flush on.", "rerun the full benchmark",
+    "send the numbers to the team channel", "git bisect start", "prove it", "show me the SASS of rmsnorm.cu.",
+    "what about caching the K tile in smem?", "profile it with ncu and save the report",
+    "you said you'd commit it. commit it now", "run the new shapes through the formatter",
+]
+
+
+#: rounds 9-12: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
-                  + MEASUREMENT_ORDERS_ROUND11]
-                + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10]
-                + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11])
+                  + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12]
+                + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
+                   + FACTS_AND_TECHNIQUES_ROUND12]
+                + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
+                   + NOT_QUESTIONS_ROUND12])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
