@@ -20,14 +20,14 @@ SENSES: tuple[tuple[str, str], ...] = (
     # workspace, not the library as a baseline; a p50/p99 over reps is the timing's spread; requests
     # served concurrently are a batch, not streams overlapping; a grid or domain size swept is the problem size;
     # dram bytes over the kernel's time are its achieved bandwidth; an old build compared against is the previous version
-    (r"\b(extra|more|additional) hbm\b", r"\1 device memory"),
+    (r"\b(?:extra|more|additional) hbm\b", "extra device memory"),
     (r"\bcub (temp(?:orary)? storage)", r"\1"),
-    (r"\b(\d+ )?concurrent (req\w*|users|clients|sequences)", r"\1parallel \2"),
+    (r"\bconcurrent (?=req|users|clients|sequences)", "parallel "),
     (r"\bconcurrency (curve|sweep|levels?)", r"batch \1"),
-    (r"\b(vs\.?|versus|across|over) concurrency\b", r"\1 batch size"),
-    (r"\b(scal\w*|sweep\w*|vs\.?|across|over|with) (the )?(?:grid|domain|mesh|cube) (sizes?)", r"\1 \2problem \3"),
+    (r"\b(?:vs\.?|versus|across|over) concurrency\b", "vs batch size"),
+    (r"\b(?:scal\w*|sweep\w*|vs\.?|across|over|with) (?:the )?(?:grid|domain|mesh|cube) sizes?", "scales with problem size"),
     (r"\bdram__bytes[\w.]*\s*/\s*(?:gpu__)?time[\w.]*", "dram throughput"),
-    (r"\b(against|vs\.?|versus|than|with) (the )?old (build|binary)\b", r"\1 \2old version"),
+    (r"\b(?:against|vs\.?|versus|than|with) (?:the )?old (?:build|binary)\b", "against the old version"),
     (r"\b(?:list|show|print)\w* (?:me )?(?:every|each|all(?: the)?) kernels? (?:whose|where|that) (?:time|runtime|timing|duration)", "the kernels whose time"),
     (r"\bnumerically identical\b", "numerically equal to the reference"),
     (r"\b(?:run|execute|ran|rerun) (?:every|all (?:the )?) tests?\b", "run the full suite"),

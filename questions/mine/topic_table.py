@@ -496,7 +496,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("compile_time", (r"compile time", r"compilation time", r"build time", r"how long (?:does it|do they) take to (?:compile|build)",
                       r"jit (?:time|overhead|compil\w*)", r"how long (?:is|does) (?:the )?(?:compile|compilation|build|jit)\w*")),
     # round 12: sweeps over batch, concurrency and domain size
-    ("scaling", (r"sweep\w* (?:the )?(?:batch(?:es| sizes?)?|bs|concurrency|problem sizes?|sizes)\b", r"(?:tok(?:en)?s?/s|tokens per second|throughput|mlups?|mlup/s|gflops|gb/s|latency) (?:vs\.?|versus|against|across|over) (?:the )?(?:concurrency|batch(?: size)?|bs|n|problem size|sizes?)", r"curve (?:across|over|vs\.?) (?:n|sizes?|batch\w*|concurrency)", r"crossover", r"only (?:at |for |on |with )?(?:bs ?=? ?\d+|batch(?: size)? ?=? ?\d+|\d+\^\d)", r"what about (?:the )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:grids?|sizes?|batch\w*|problems?|domains?|matrices|n)\b", r"(?:\d+\^\d,? ){2,}(?:and |& )?\d+\^\d", 
+    ("scaling", (r"sweep\w* (?:the )?(?:batch(?:es| sizes?)?|bs|concurrency|problem sizes?|sizes)\b", r"(?:tok(?:en)?s?/s|tokens per second|throughput|mlups?|mlup/s|gflops|gb/s|latency) (?:vs\.?|versus|against|across|over) (?:the )?(?:concurrency|batch(?: size)?|bs|n|problem size|sizes?)", r"curve (?:across|over|vs\.?) (?:n|sizes?|batch\w*|concurrency)", r"crossover", r"only (?:at |for |on |with )?(?:bs ?=? ?\d+|batch(?: size)? ?=? ?\d+|\d+\^\d)", r"what about (?:the )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:grids?|sizes?|batch\w*|problems?|domains?|matrices|n)\b", r"\d+\^\d,? \d+\^\d,? (?:and |& )?\d+\^\d", 
                  r"(?:table|plot|chart|graph) of [^.;?]{0,60}?\bover (?:the )?(?:rows|cols|columns|sizes?|n|m|k|batch\w*|seq ?len\w*|lengths?|shapes?|tokens) \d",
                  r"(?:perf\w*|time|runtime|throughput|tflops|gb/s|bandwidth|latency|speed\w*|ms) (?:vs\.?|versus|against|as a function of) (?:n|size|sizes|batch(?: size)?|seq ?len\w*|problem size|rows|tokens|length|the size)",
                  r"(?:a |any |the )?cliff", r"where (?:it|perf\w*|the speedup|throughput) (?:falls|drops|tails) off",
@@ -561,8 +561,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"draft (?:tokens? )?acceptance", r"bonus tokens?")),
     # an iterative solver's convergence: residual norms over iterations, backward error, refinement reaching fp64
     ("convergence", (r"(?<!fused )residual(?:s| norms?| history| histories| per \w+)?(?![+\w-]| ?\+| (?:connection|block|add|stream|branch|path|and))", r"backward errors?", r"berr",
-                     r"(?:iterative |mixed[- ]prec\w* )?refinement", r"converg\w+", r"(?:stall\w*|stagnat\w*|plateau\w*) at",
-                     r"iterations? to converge", r"\|\|b ?- ?ax\|\|", r"b ?- ?ax", r"(?:fp64|double|f64)[- ](?:precision )?accuracy")),
+                     r"refinement", r"converg\w+", r"(?:stall\w*|stagnat\w*|plateau\w*) at",
+                     r"iterations? to converge", r"b ?- ?ax", r"(?:fp64|double|f64)[- ](?:precision )?accuracy")),
     # how an error grows with the conditioning of the problem: condition numbers, kappa, near-singular systems
     ("conditioning", (r"condition(?:ing)? numbers?", r"cond ?#", r"cond ?\* ?eps", r"cond\.? ?(?:=|~|of|>|<)? ?1e\d+", r"kappa", r"ill[- ]?condition\w*", r"well[- ]?condition\w*",
                       r"near(?:ly)?[- ]singular", r"almost singular", r"cond\(a\)", r"conditioning")),
@@ -666,7 +666,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                           r"overwrite any input", r"write into (?:it|the input)", r"inputs bit-identical",
                           r"still the same after the call", r"clobber\w*", r"mutat\w+ (?:the )?inputs?")),
     # round 12: how much memory, the high-water mark
-    ("workspace_memory", (r"how much (?:gpu |device |extra |more |global |hbm )?(?:mem|memory|vram|hbm)\b(?! (?:bandwidth|traffic|bw|throughput))", r"(?:mem|memory|vram) (?:does|do|will) (?:it|this|that|they|the \w+) (?:use|eat|need|take|consume)", r"high[- ]water(?: mark)?", r"hwm", r"peak (?:device |gpu )?(?:memory|mem|alloc\w*|usage)", r"cudamemgetinfo", r"(?:max_)?memory_reserved", 
+    ("workspace_memory", (r"how much (?:gpu |device |extra |more |global |hbm )?(?:mem|memory|vram|hbm)\b(?! (?:bandwidth|traffic|bw|throughput))", r"(?:mem|memory|vram) (?:does|do|will) (?:it|this|that|they|the \w+) (?:use|eat|need|take|consume)", r"high[- ]water(?: mark)?", r"hwm", r"peak (?:device |gpu )?(?:memory|mem|alloc\w*|usage)", r"cudamemgetinfo", r"memory_reserved", r"max_memory_reserved", 
                           r"workspace", r"allocs?", r"torch\.(?:empty|zeros)", r"extra (?:global |gpu |device )?memory", r"cudamalloc\w*", r"scratch(?: buffers?| space| memory)?",
                           r"peak mem\w*(?: usage| use)?", r"max_memory_allocated", r"memory_allocated", r"(?<!register )allocat\w+",
                           r"(?<!shared )(?<!local )memory (?:footprint|usage|use)", r"temp(?:orar(?:y|ies))? (?:buffers?|allocations?|storage|tensors?)",
@@ -796,7 +796,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:goal|target) (?:geomean|speedup|ratio)", r"how far (?:from|to|off) the (?:goal|target)",
                          r"needs? to (?:reach|hit) (?:the )?(?:goal|target)")),
     # round 12: the previous commit benched against this one
-    ("regression", (r"head~\d*", r"(?:git )?bisect\w*", r"(?:against|vs\.?|versus|than|to|run) (?:the )?(?:old|last|prior|earlier) (?:commit|version|revision|build|release)", r"(?:get|gets|getting) slower", r"perf(?:ormance)? diff", r"drop in (?:[\w/]+ ){0,3}(?:tok\w*/s|throughput|perf\w*|speed|gb/s|tflops)", r"perf[- ]neutral", r"a/b (?:against|vs\.?|test|with)", r"yesterday'?s? (?:baseline|numbers?|timings?|run)", r"the commit before", 
+    ("regression", (r"head~\d*", r"bisect\w*", r"(?:against|vs\.?|versus|than|to|run) (?:the )?(?:old|last|prior|earlier) (?:commit|version|revision|build|release)", r"(?:get|gets|getting) slower", r"perf(?:ormance)? diff", r"drop in (?:[\w/]+ ){0,3}(?:tok\w*/s|throughput|perf\w*|speed|gb/s|tflops)", r"perf[- ]neutral", r"a/b (?:against|vs\.?|test|with)", r"yesterday'?s? (?:baseline|numbers?|timings?|run)", r"the commit before", 
                     r"regress\w*", r"slower than (?:before|the previous|the one before|v\d+)",
                     # the version before a change, timed against the current one
                     r"(?:from|at) the (?:commit|version|build|revision) before (?:the|that|this|your|my)\b[^.?!]{0,80}\b(?:bench|time|compare|profile)\w* (?:both|the two|them|each)",
