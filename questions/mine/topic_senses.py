@@ -29,6 +29,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\bdram__bytes[\w.]*\s*/\s*(?:gpu__)?time[\w.]*", "dram throughput"),
     (r"\b(?:against|vs\.?|versus|than|with) (?:the )?old (?:build|binary)\b", "against the old version"),
     (r"\b(?:list|show|print)\w* (?:me )?(?:every|each|all(?: the)?) kernels? (?:whose|where|that) (?:time|runtime|timing|duration)", "the kernels whose time"),
+    # the access pattern of shared memory is its banks (coalescing is global memory's)
+    (r"\b(?:shared mem\w*|smem) access pattern", "smem bank conflicts"),
     (r"\bnumerically identical\b", "numerically equal to the reference"),
     (r"\b(?:run|execute|ran|rerun) (?:every|all (?:the )?) tests?\b", "run the full suite"),
     # "run the whole pytest file - all dtypes, all the parametrized shapes": the suite's scope, not

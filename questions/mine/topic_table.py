@@ -274,7 +274,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"how many (?:registers|regs)", r"register cap", r"local (?:loads|stores)", r"spill (?:stores|loads)",
                    r"compile output", r"regs? usage", r"register[- ]bound", r"stl", r"ldl", r"stl/ldl", r"ldl/stl",
                    r"local (?:load|store)s?", r"register[- ]limited", r"registers? (?:used|allocated)", r"registers? (?:does|do|is) (?:it|the \w+(?: \w+)?) us\w+")),
-    ("bank_conflicts", (r"pad\w* (?:the |a )?(?:smem|shared(?: memory)?|shmem) (?:\w+ )?(?:tiles?|arrays?|buffers?|rows?|strides?|pitch)",
+    # round 12: padding or a fix said to remove the conflicts
+    ("bank_conflicts", (r"(?:remov\w*|dodg\w*|avoid\w*|kill\w*|eliminat\w*|fix\w*) (?:all |the |any )?(?:smem |shared |bank )?conflicts", r"pad\w* (?:the |a )?(?:smem|shared(?: memory)?|shmem) (?:\w+ )?(?:tiles?|arrays?|buffers?|rows?|strides?|pitch)",
                         r"(?:tiles?|rows?|strides?|pitch) (?:padded )?to (?:17|33|65|129)(?![\d.])", r"\+ ?1 (?:padding|column|pad)",
                         r"bank conf\w*", r"bank_conflicts", r"conflict-free", r"conflicts? in (?:smem|shared)",
                         r"wavefronts?", r"(?:smem|shared) (?:replays?|conflicts?)", r"conflc\w*",

@@ -26,7 +26,7 @@ FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i
           "m": 10, "n": 9, "o": 10, "p": 10, "q": 10, "r": 10, "s": 10, "t": 10, "u": 10, "v": 10, "w": 8, "x": 9,
           "y": 10, "z": 10, "aa": 10, "ab": 10, "ac": 10, "ad": 10, "ae": 10, "af": 9,
           "ag": 10, "ah": 10, "ai": 10, "aj": 8,
-          "ak": 7, "al": 4, "am": 6, "an": 10}
+          "ak": 7, "al": 5, "am": 7, "an": 10}
 #: sets allowed to propose some information while the classifier is corrected on them (none now)
 INFORMATION_OPEN: dict[str, int] = {}
 

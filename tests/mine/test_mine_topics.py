@@ -527,6 +527,8 @@ def test_an_asking_that_names_no_topic_is_compared_on_words_alone():
     ("bisect the throughput drop", "regression"),
     ("do both streams actually run at the same time in the trace?", "overlap"),
     ("ulp error vs an fp64 reference on the rsqrt path", "error_size"),
+    ("look at the smem access pattern of the epilogue", "bank_conflicts"),
+    ("did the swizzle really remove the conflicts in the v2 version?", "bank_conflicts"),
 ])
 def test_round_12_vocabulary_names_its_measurement(text, topic):
     assert topic in topics(text), (text, topics(text))
@@ -551,6 +553,7 @@ def test_round_12_vocabulary_names_its_measurement(text, topic):
     # the hot loop is where the time goes, not a skewed input; a kernel named decode is not a choice to decide
     ("what's the dominant stall in the hot loop", "load_skew"),
     ("who decided the tile shape", "vendor_baseline"),
+    ("the global memory access pattern of the gather", "bank_conflicts"),
 ])
 def test_round_12_words_do_not_name_a_measurement_in_another_sense(text, topic):
     assert topic not in topics(text), (text, topics(text))
