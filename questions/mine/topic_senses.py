@@ -28,6 +28,12 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\b(?:scal\w*|sweep\w*|vs\.?|across|over|with) (?:the )?(?:grid|domain|mesh|cube) sizes?", "scales with problem size"),
     (r"\bdram__bytes[\w.]*\s*/\s*(?:gpu__)?time[\w.]*", "dram throughput"),
     (r"\b(?:against|vs\.?|versus|than|with) (?:the )?old (?:build|binary)\b", "against the old version"),
+    # round 13: a result that reproduces run to run is the output's bits, not a timing's spread;
+    # e2e and end2end are end to end
+    (r"\b(?:results?|outputs?|answers?) reproduc\w* (?:run[- ]to[- ]run|bitwise|exactly|across (?:runs|launches|calls))", "outputs reproducible across runs"),
+    (r"\b(?:e2e|end2end)\b", "end-to-end"),
+    # a TFLOP/s put next to another implementation's is the two compared, not a share of the peak
+    (r"\b((?:next to|beside|alongside|side by side with) (?:our |the |their )?(?:[\w'-]+ ){0,3})t?flop/?s\b", r"\1speed"),
     (r"\b(?:list|show|print)\w* (?:me )?(?:every|each|all(?: the)?) kernels? (?:whose|where|that) (?:time|runtime|timing|duration)", "the kernels whose time"),
     # the access pattern of shared memory is its banks (coalescing is global memory's)
     (r"\b(?:shared mem\w*|smem) access pattern", "smem bank conflicts"),

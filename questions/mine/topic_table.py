@@ -22,7 +22,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"how (?:much|far) does (?:the |that |it |this )?(?:\w+ )?(?:number |figure |ratio |speedup |timing )?move",
                r"(?:numbers?|timings?|figures?|ratios?|results?) (?:move|jump|bounce|wobble|drift)\w*",
                r"consistent across (?:runs|repeats)", r"stable across", r"margin of error",
-               r"(?:speedup|gain|win|number|result|timing) reproduce\w*", r"reproduce the (?:speedup|gain|win|number|timing)",
+               r"(?:speedup|gain|win|number|timing) reproduce\w*", r"reproduce the (?:speedup|gain|win|number|timing)",
                r"how stable is (?:the|that|this) (?:number|timing|speedup|measurement|result)", r"(?:timing|runtime) distribution",
                r"(?:if|whether) (?:the |that |this |it |our |ur |your )?(?:[\d.]+x?|number|speedup|gain|win|result|ratio|improvement)s? (?:still )?holds?(?: up)?",
                r"(?:number|speedup|gain|win|result|ratio|improvement)s? (?:still )?holds? up", r"(?:without|w/o|w/out) changing anything",
@@ -237,12 +237,26 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:overhead|gaps?|idle|idling|bubbles?|dead time) between kernels", r"gaps? between (?:the )?(?:launches|kernels|calls)",
                          r"(?:gpu|device) (?:is |sits? |sitting |stays? )?idl\w* between", r"cuda_api_sum", r"api (?:time|call time)s?",
                          r"cudalaunchkernel", r"launch (?:rate|throughput)",
+                         # round 13: the kernels' time does not make the step's; the time outside them
+                         r"(?:kernel (?:durations?|times?)|gpu (?:time|busy)) (?:don'?t|do not|doesn'?t|does not|never) (?:add|sum) up",
+                         r"where(?:'s| is| does) the (?:rest|remaining time|missing time|other time)(?: of the (?:time|step|ms))? (?:going|go|spent)",
                          # the kernel got faster and the step did not: the time is outside the kernel
                          r"end[- ]to[- ]end (?:\w+ ){0,2}(?:didn'?t|did not|doesn'?t|does not|hasn'?t|has not|won'?t|barely|never|not) (?:\w+ )?(?:move|moved|change|changed|improve|improved|budge|budged|drop|dropped)",
                          r"(?:is|isn'?t|was) (?:the |this |that |our |your )?kernel (?:even |actually |really |still )?the bottleneck",
                          r"kernel (?:is |isn'?t |was )?even the bottleneck",
                          r"(?:gpu|device) (?:is )?(?:actually |really )?busy (?:time|fraction|%|percent\w*|the whole time|all the time)",
                          r"(?:host|cpu|python|launch\w*)(?: side)?(?: is)? starv\w*", r"starv\w* the (?:gpu|device)", r"(?:gpu|device) (?:is )?starved")),
+    # round 13: the whole application's time (a pipeline, a training step, a request) before and after the
+    # kernel's win: one number, the gain the user sees; where the time outside the kernel goes (gaps,
+    # launches) is launch_overhead's
+    ("end_to_end", (r"end-to-end (?:gain|speedup|win|improvement|change|effect|delta|impact|throughput|fps|frames?|numbers?|before)",
+                    r"(?:gain|speedup|win|improvement|changed?|throughput|fps|frames?/s\w*)(?: \w+)? end-to-end",
+                    r"whole (?:\w+ )?(?:pipeline|app|application|inference path|training step|request path|program|workload)",
+                    r"total (?:request |step |pipeline |app |iteration )?latency (?:move|change|drop|improve)\w*",
+                    r"(?:did|does|will) (?:the |our )?(?:total |overall )?(?:request |step |pipeline |app\w* )?(?:latency|step time|throughput|fps) (?:\w+ )?(?:move|change|drop|improve)\w*",
+                    r"frames?/s(?:ec)?", r"fps", r"(?:app|application|user|model|pipeline|system)[- ]level (?:gain|speedup|latency|time|throughput|numbers?)",
+                    r"share of (?:the )?(?:wall|step|total|iteration) time", r"(?:the )?app (?:even )?notices?",
+                    r"(?:fraction|share|percent\w*|%) of (?:the )?(?:whole |full |total )?(?:training |decode |inference )?step(?: time)?")),
     ("waves", (r"waves?", r"partial last wave", r"last-?wave", r"partial (?:last )?wave", r"ctas? (?:vs|versus|on|/)",
                r"how many ctas(?! (?:can |will |could )?fit)", r"(?:total )?tile count", r"(?:number of|how many) tiles",
                r"(?:divide|divides|split|splits|spread|spreads|distribut\w+) (?:\w+ )?(?:across|over|among) (?:the |all (?:the )?)?(?:\d+ )?sms", r"block count", r"grid (?:size|dims?|dimensions)", r"fill the (?:machine|gpu|sms)",
@@ -284,10 +298,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"conflicts[^?.]{0,20}(?:shared|smem)", r"\d+-way", r"n-way", r"ways? conflicted",
                         r"(?<!merge )(?<!git )conflicted", r"(?:shared|smem) (?:accesses|loads|stores|reads|writes) (?:\w+ )?serial\w*",
                         r"serial\w* by (?:bank )?conflicts", r"lsu_mem_shared\w*")),
-    ("coalescing", (r"coalesc\w*", r"line up across (?:a |the )?warp", r"scattered (?:loads?|access\w*|reads?)", r"or (?:is it )?scattered", r"sectors? (?:per|/) ?request", r"strided (?:loads?|access\w*|reads?)", r"uncoalesced",
+    ("coalescing", (r"coalesc\w*", r"line up across (?:a |the )?warp", r"scattered (?:loads?|access\w*|reads?)", r"or (?:is it )?scattered", r"sectors? ?(?:per|/) ?request", r"strided (?:loads?|access\w*|reads?)", r"uncoalesced",
                     r"cache line per thread", r"different cache line", r"(?<!smem )(?<!shared )(?<!shared-mem )load efficiency", r"gld_efficiency",
                     r"(?<!smem )(?<!shared )(?<!shared-mem )(?<!shared memory )(?:memory )?access pattern", r"excessive sectors",
-                    r"lsu_mem_global\w*", r"lsu mem global", r"sectors? (?:per|/) ?(?:warp |global |thread )?(?:requests?|loads?|access\w*|instructions?)",
+                    r"lsu_mem_global\w*", r"lsu mem global", r"sectors? ?(?:per|/) ?(?:warp |global |thread )?(?:requests?|loads?|access\w*|instructions?)",
                     r"transactions per request", r"how many (?:\d+ ?b(?:yte)? |\d+-byte )?sectors",
                     r"sectors? (?:does|do) (?:each|a|every|the|one) (?:\w+ )?(?:warp|request|load|ldg|instruction|access)",
                     r"(?:gmem|global|gld|global[- ]memory|dram) (?:access |load |store )?efficiency", r"access efficiency",
@@ -349,6 +363,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"(?:memory|compute)[- ]bound or not", r"what (?:bounds|limits) (?:it|this|the kernel)", r"arithmetic intensity", r"operational intensity",
                     r"flops? ?/ ?byte", r"ridge point", r"which side of the (?:ridge|roofline)", r"roofline (?:plot|chart|model)",
                     r"sol throughput section",
+                    # round 13: the roofline section of ncu, the intensity as flops (instructions) against dram bytes
+                    r"speedoflight_?rooflinechart", r"rooflinechart", r"roofline (?:section|numbers|values|analysis)", r"ai (?:numbers?|values?|figures?)",
+                    r"(?:ffma|fma|flop|hmma|inst\w*)(?: inst\w*)?(?: count)? (?:vs\.?|/|over|per) (?:dram__bytes|dram bytes|bytes)",
                     r"(?:memory|compute|bandwidth|latency|math)(?:[- ]bound)? or (?:memory|compute|bandwidth|latency|math)[- ]bound")),
     ("copy_ceiling", (r"memcpy", r"copy kernel", r"plain cop(?:y|ies)", r"vectori[sz]ed copy", r"streaming peak",
                       r"stream triad", r"babelstream", r"trivial read/write kernel", r"real roof", r"datasheet",
@@ -361,7 +378,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"flops? (?:achieved|utili[sz]ation|efficiency)", r"achieved flops",
                       r"flops? ?(?:/|over|divided by) ?(?:the )?(?:time|runtime|duration|t|ms|us|seconds?|secs?|elapsed)",
                       r"2 ?\* ?m ?\* ?n ?\* ?k(?: ?\* ?\w+)? ?/ ?\w+",
-                      # flop/s
+                      # round 13: a share of the peak asked bare, nothing after it (the bandwidth's, the tensor
+                      # pipe's or a metric's share names its resource), the flop rate worked out
+                      r"(?<!avg )(?:%|percent|fraction) of (?:the )?peak(?= ?(?:[?!,;]|\.(?!\w)|$))",
+                      r"flops? rate", r"flop throughput", r"achieved flop/?s",
                       r"flop/s")),
     ("tensor_cores", (r"tensor[- ]?cores?", r"tcs?", r"hgmma", r"tensor pipe", r"pipe tensor", r"pipe_tensor", r"wgmma", r"hmma",
                       r"imma", r"qgmma", r"mmas?", r"tensor (?:units?|pipes?|math|engines?)", r"mma path", r"ffma", r"fma", r"tcgen05", r"mma\.sync", r"warpgroup mma",
@@ -487,7 +507,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   r"revert (?:just |only )?(?:the |that |this )?(?:\w+ )?(?:change|edit|patch|commit|unroll|prefetch\w*|tweak)?(?: and (?:re-?)?(?:time|run|bench|measure))",
                   r"(?:before|without) (?:this|that|the last|your last) (?:change|edit|patch|commit)",
                   r"which (?:of the )?(?:\d+ |two |three |four )?(?:edits?|changes?|patch(?:es)?|commits?|tweaks?) (?:actually )?(?:gave|made|bought|caused|helped|matter\w*|is responsible)",
-                  r"a/b (?:the|each|that|this)", r"(?:each|which) (?:change|edit|tweak)(?:'s)? (?:contribution|share|effect)",
+                  r"a/b (?:the|each|that|this)(?! (?:current |new |feature |\w+ )?(?:branch|build|binary|version|commit)s?\b)", r"(?:each|which) (?:change|edit|tweak)(?:'s)? (?:contribution|share|effect)",
                   r"(?:credit|attribut\w+) (?:the )?(?:speedup|gain|win)", r"(?:change|edit|patch|tweak) on its own",
                   r"one (?:change|edit) at a time", r"git stash",
                   r"(?:speedup|gain|win|improvement) (?:from|of) (?:just |only )?(?:the |that |this )?[\w-]+(?: [\w-]+)? (?:alone|by itself|on its own)",
@@ -510,6 +530,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"(?:vs\.?|versus|against|over|as a function of) (?:the )?(?:problem|input|matrix|batch|sequence) (?:size|length)s?",
                  r"falls? off (?:a )?cliff", r"(?:perf|performance|speedup|throughput|tflops) cliff", r"crossover (?:point|size|shape)",
                  r"(?:hold|holds|win|wins|speedup|gain) (?:\w+ )?(?:for|at|on) (?:small|smaller|tiny|large|larger|big|bigger) (?:problems?|problem sizes?|sizes?|shapes?|batch(?:es| sizes?)?|inputs|seq ?lens)",
+                 # round 13: the size below which the grid no longer fills the GPU; sizes listed with their unit
+                 r"stops? (?:filling|saturating|occupying) the (?:machine|gpu|device|card|sms?)", r"small[- ]n (?:regime|case|range|end)",
+                 r"(?:at|for|from) what (?:n|size|batch(?: size)?|problem size|length)\b",
+                 r"\d+(?:\.\d+)?[kmb]?,? \d+(?:\.\d+)?[kmb]?,? (?:and|&|or) \d+(?:\.\d+)?[kmb]? (?:\w+ )?(?:edges|nodes|vertices|rows|elements|tokens|points|particles|pixels|keys|items|nnz)",
+                 r"(?:at|on|for|to) (?:360|480|540|720|1080|1440|2160)p", r"\d{3,4}p (?:vs\.?|and|or) \d{3,4}p",
                  r"(?:what|how fast|how)(?: is|'s| does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}")),
     # -- is it right
     # round 12: odd head dims, rotary layouts
@@ -592,7 +617,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"relative (?:l2|frobenius)(?: norm| error)?", r"snr", r"psnr", r"sqnr", r"kl error",
                     r"how (?:accurate|inaccurate) (?:is|are) (?:the |its |our |your )?(?:outputs?|results?|kernel|it|values)",
                     r"bits of (?:precision|accuracy)", r"(?:correct|matching) bits",
-                    r"error (?:distribution|histogram)")),
+                    r"error (?:distribution|histogram)",
+                    # round 13: whether the output matches the reference at all (the terse error question)
+                    r"(?:does|do|did|will) (?:it|this|that|they|the (?:output|result)s?) (?:still )?match (?:the )?(?:torch|pytorch|reference|ref|numpy|cpu|eager|golden|fp32|fp64|naive)\b")),
     # round 12: outputs compared with a reference or golden implementation
     ("correctness_run", (r"(?:vs\.?|versus|against|with|w/) (?:the |a |an )?(?:naive|reference|ref|python|pytorch|torch|cpu|serial|hf|numpy|scalar|eager)(?: \w+)? (?:impl\w*|version|golden|sampler|scan|code|path|output|result)s?", r"(?:pytorch|torch|python) golden", r"golden (?:outputs?|results?|ref\w*|model|values?)", r"line up (?:w/|with)", r"mismatch\w* (?:against|vs\.?|with) (?:the )?(?:hf|ref\w*|torch|pytorch|naive|golden)", r"(?:kernel|output|result|impl\w*|implementation)s? (?:is |are )?correct\?", r"(?:check|test|verify|compare)\w* (?:it|this|that|them) (?:vs\.?|against|with) (?:the )?ref(?:erence)?\b", 
                          r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
@@ -612,7 +639,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"blows? up", r"inf/nan", r"nan/inf", r"isnan", r"isinf", r"stays? finite",
                  # huge magnitudes: what is checked is the same, the output staying finite
                  r"~?\d+e\d+", r"extreme[- ]?(?:magnitude|values?|inputs?|activations?)", r"big values", r"large (?:values|inputs|magnitudes?|logits)",
-                   r"large[- ]magnitude", r"scal\w* (?:x|the inputs?|inputs?) by \d+", r"scal\w* (?:(?:the )?inputs? )?(?:by )?x ?\d+", r"saturat\w*", r"overflow\w*",
+                   r"large[- ]magnitude", r"scal\w* (?:x|the inputs?|inputs?) by \d+", r"scal\w* (?:(?:the )?inputs? )?(?:by )?x ?\d+", r"(?<!gpu is )(?<!gpu )(?<!device is )(?<!sms are )(?<!bandwidth is )(?<!bus is )saturat\w*", r"overflow\w*",
                    r"huge (?:positives?|values?|inputs?|logits)",
                    r"(?:values?|elements?|outputs?|activations?|codes?) (?:\w+ )?(?:clip|clamp|saturate|overflow)\w*", r"(?:e4m3|e5m2|fp8) (?:max|codes?|histogram)",
                    r"scal\w* (?:the |all )?(?:inputs?|values|logits|activations|x) (?:up )?(?:by )?(?:\d+ ?x|x ?\d+|\d+)",
@@ -626,7 +653,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("determinism", (r"(?:results?|outputs?|sums?|answers?|values?) (?:is |are )?reproducible", r"reproducible (?:across|between|over|from) (?:runs|launches|calls)", r"reproducib\w* run[- ]to[- ]run", r"hash (?:each|every|the) (?:\w+'?s? )?(?:output|result)", r"(?:same|identical) answer every (?:launch|run|time)", r"bitwise same", 
                      r"determinis\w*", r"non-?determinis\w*", r"bit equality", r"bit-identical", r"same bytes",
                      r"reproducible (?:results|outputs?)", r"low bits", r"bitwise", r"same bits", r"bit-identical outputs?", r"identical\?",
-                     r"reduction order", r"diff the (?:outputs?|results?|\w+ tensors?)", r"exactly equal", r"across runs bitwise",
+                     r"reduction order", r"diff the (?:outputs?|results?|\w+ tensors?)(?! (?:against|vs\.?|versus|with|to) (?:the |a )?(?:ref\w*|torch|pytorch|golden|cpu|numpy|naive|fp32|fp64|eager))", r"exactly equal", r"across runs bitwise",
                      r"(?:results?|outputs?) (?:change|vary|differ)\w* (?:from )?(?:run to run|across runs|between (?:runs|calls|launches))",
                      r"change from run to run", r"difference between repeated calls", r"same (?:input|data)[^?.]{0,40}(?:identical|equal|same)",
                      r"hash\w* (?:the )?(?:result|output)s?", r"outputs? across runs", r"checksums?", r"md5", r"sha\d*sum", r"(?:summation|accumulation|reduction) order",
@@ -695,7 +722,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"(?:grader|scorer|evaluator)(?:'s)? (?:result|score|report|number|verdict)s?",
                    r"(?:\d+|several|a few|two|three|many) (?:edits?|changes?|commits?|patches|versions?) ago",
                    r"(?:whole|entire|full|complete) tests?/?(?: (?:dir\w*|folder|suite|set|tree))",
-                   r"(?:which|what) tests (?:did|have|do) (?:you|u|we) (?:actually |really )?(?:run|ran)", r"tests (?:you|u) (?:actually )?ran",
+                   r"(?:which|what) tests (?:did|have|do) (?:you|u|we) (?:actually |really )?(?:run|ran)", r"(?:which|what) tests (?:actually |really )?(?:ran|were run|got run|executed|passed)", r"tests (?:you|u) (?:actually )?ran",
                    r"not (?:just|only) test_\w+", r"(?:go|goes|went|gone|come back|came back|turn\w*|all) green",
                    # "done, everything works", "all tests pass": the claim of done is checked on every test
                    r"(?:all|every|the) (?:the )?(?:unit )?tests? (?:\w+ )?pass\w*", r"tests? (?:all )?(?:pass|passing|passed|green)(?! rate)",
@@ -797,7 +824,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:goal|target) (?:geomean|speedup|ratio)", r"how far (?:from|to|off) the (?:goal|target)",
                          r"needs? to (?:reach|hit) (?:the )?(?:goal|target)")),
     # round 12: the previous commit benched against this one
-    ("regression", (r"head~\d*", r"bisect\w*", r"(?:against|vs\.?|versus|than|to|run) (?:the )?(?:old|last|prior|earlier) (?:commit|version|revision|build|release)", r"(?:get|gets|getting) slower", r"perf(?:ormance)? diff", r"drop in (?:[\w/]+ ){0,3}(?:tok\w*/s|throughput|perf\w*|speed|gb/s|tflops)", r"perf[- ]neutral", r"a/b (?:against|vs\.?|test|with)", r"yesterday'?s? (?:baseline|numbers?|timings?|run)", r"the commit before", 
+    ("regression", (r"head~\d*", r"bisect\w*", r"(?:against|vs\.?|versus|than|to|run) (?:the )?(?:old|last|prior|earlier) (?:commit|version|revision|build|release)", r"(?:get|gets|getting) slower", r"perf(?:ormance)? diff", r"drop in (?:[\w/]+ ){0,3}(?:tok\w*/s|throughput|perf\w*|speed|gb/s|tflops)", r"perf[- ]neutral", r"a/b (?:against|vs\.?|test|with)", r"(?:branch|build|binary|commit|version) (?:against|vs\.?|versus) (?:main|master|trunk|head)\b", r"yesterday'?s? (?:baseline|numbers?|timings?|run)", r"the commit before", 
                     r"regress\w*", r"slower than (?:before|the previous|the one before|v\d+)",
                     # the version before a change, timed against the current one
                     r"(?:from|at) the (?:commit|version|build|revision) before (?:the|that|this|your|my)\b[^.?!]{0,80}\b(?:bench|time|compare|profile)\w* (?:both|the two|them|each)",

@@ -564,3 +564,53 @@ def test_round_12_words_are_not_respelt_into_the_new_table_words():
     for word in ("converted", "decided", "accent", "warned", "neural", "modeled"):
         assert respelled(word) == word
     assert respelled("refinment") == "refinement"
+
+
+@pytest.mark.parametrize("text,topic", [
+    # round 13: written from the domain, not the planted askings
+    ("l1tex sectors/request on the gather loads?", "coalescing"),
+    ("how many sectors/load for the strided read", "coalescing"),
+    ("what % of peak?", "compute_peak"),
+    ("compute the flop rate of the epilogue-fused gemm", "compute_peak"),
+    ("ncu --section SpeedOfLight_RooflineChart on the stencil, values pls", "bound_type"),
+    ("ai numbers for the conv: hmma inst count vs dram bytes", "bound_type"),
+    ("at what batch size does it stop saturating the sms?", "scaling"),
+    ("report GB/s for 1M, 16M and 256M elements", "scaling"),
+    ("does the 4k win survive at 1080p?", "scaling"),
+    ("which tests actually ran before you said done?", "full_eval"),
+    ("kernel durations don't add up to the step, where's the rest going", "launch_overhead"),
+    ("a/b this branch against main on the bench", "regression"),
+    ("does it still match the reference after the fp8 change?", "error_size"),
+    ("have you checked the outputs reproduce bitwise across launches", "determinism"),
+    ("e2e speedup on the serving path?", "end_to_end"),
+    ("throughput end to end, before vs after, for the whole pipeline", "end_to_end"),
+    ("did overall step time move at all?", "end_to_end"),
+    ("what share of wall time is the attention kernel in one training step", "end_to_end"),
+    ("fps of the decoder with the new kernel?", "end_to_end"),
+])
+def test_round_13_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # a metric's share of peak (ncu's pct_of_peak_sustained) or a named resource's is not the compute peak
+    ("dram__throughput.avg.pct_of_peak_sustained_elapsed for the norm kernel", "compute_peak"),
+    ("what % of peak is the tensor pipe active", "compute_peak"),
+    ("what % of peak hbm bandwidth do we hit", "compute_peak"),
+    # a TFLOP/s put next to a library's is the comparison, not a share of the peak
+    ("time cublasLt on the same case and put it next to our kernel's TFLOP/s", "compute_peak"),
+    # an output diffed against the reference is its error, not two runs compared for equality
+    ("diff the output against the reference impl and print the error stats", "determinism"),
+    # a speedup that reproduces is noise's; a result that reproduces run to run is the output's bits
+    ("does the result reproduce run to run bitwise", "noise"),
+    # a saturated GPU is busy, not a value at the top of its range
+    ("you say the gpu is saturated but the step is slower", "nan_inf"),
+    # an a/b of two settings of one change is an ablation's, a branch against main the previous version's
+    ("a/b the current branch against main", "ablation"),
+    # the kernel's own duration or the gaps between launches are not the whole application's time
+    ("sum the idle gaps between kernels in one step", "end_to_end"),
+    ("how long does an empty kernel take to launch", "end_to_end"),
+    ("is it fast enough for 60fps?", "compute_peak"),
+])
+def test_round_13_words_do_not_name_a_measurement_in_another_sense(text, topic):
+    assert topic not in topics(text), (text, topics(text))
