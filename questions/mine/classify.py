@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from questions.mine.orders import MEASURE_VERB, TRY_INPUT, changes, doubts, measurement_order
+from questions.mine.orders import MEASURE_VERB, TRY_INPUT, changes, checks_run, doubts, measurement_order
 from questions.mine.phrases import CONTENT, FILLER, MEASURABLE, rx, strip_filler
 from questions.mine.topics import topics
 
@@ -212,15 +212,16 @@ _LEADING = rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wou
               r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + _SOLUTION_TERMS + r")\b")
 # "isn't exp2f cheaper than expf here?": a better way handed over as a question
-_LEADING_BETTER = rx(r"^(?:isn't|aren't|isnt|arent|wouldn't|wouldnt|won't|wont|doesn't|doesnt|shouldn't|shouldnt|surely)\b(?:[^?]{0,30}\bthe\s+"
+_LEADING_BETTER = rx(r"^(?:would\s+(?:a|an|the|using|switching|moving|fusing)\b[^?]{0,100}\b(?:avoid|help|fix|remove|hide|save|cut|reduce|"
+                     r"speed\s+up)\b)|^(?:isn't|aren't|isnt|arent|wouldn't|wouldnt|won't|wont|doesn't|doesnt|shouldn't|shouldnt|surely)\b(?:[^?]{0,30}\bthe\s+"
                      r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+|whole\s+|only\s+|main\s+)?(?:fix|answer|solution|"
                      r"problem|issue|cause|culprit|bottleneck|reason)\b|"
                      # "isn't that gap just python overhead ...?", "isn't the masked row thing fixed by ...?"
                      r"[^?]{0,60}\bjust\s+(?!(?:to|as|like|in case|now|checking|asking|wondering|curious)\b)\w|"
                      r"[^?]{0,60}\b(?:fixed|solved|handled|avoided|hidden|covered)\s+by\b|[^.?!]{0,60}\b"
-                     r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|instead of|rather than|"
+                     r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|"
                      r"beat|beats|outperform\w*|win)\b|"
-                     r"[^?]{0,80}\bbecause\b|[^?]{0,140}\bmake\s+(?:it|this|that|them|the\s+[\w-]+)\s+(?:much\s+|more\s+|a\s+lot\s+)?"
+                     r"[^?]{0,80}\bbecause\b|[^?]{0,140}\b(?:instead of|rather than)\b|[^?]{0,140}\bmake\s+(?:it|this|that|them|the\s+[\w-]+)\s+(?:much\s+|more\s+|a\s+lot\s+)?"
                      r"(?:reproducible|deterministic|faster|cheaper|simpler|stable|safe|correct|coalesced|cache[- ]friendly|\w+able)\b|"
                      r"\s+(?!(?:being|going|anything|something|nothing|everything|thing|string)\b)[a-z]+ing\s+(?:the|a|an|it|them|"
                      r"this|that|these|those|\w+s)\b)")
@@ -264,6 +265,7 @@ _SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}
                     r",\s+(?=(?:pls\s+|please\s+)?(?:measure|re-?measure|re-?time|profile|bench|benchmark|rerun|re-run|"
                     r"redo|dump|validate|prove|verify|confirm)\s+(?:it|the|this|that|both|them|each|every|all|again)\b)|"
                     r",\s+(?=(?:who|whos|who's)\s)|"
+                    r",\s+(?=(?:can|could)\s+(?:you|u)\s+[^,?]{1,30}\?\s*$)|"
                     r",\s+(?!(?:right|correct|no|yes|yeah|true|ok|okay)\s*\?)(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\?\s*$)",
                     re.I)  # "..., identical?" (not a tag: "..., right?")
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
@@ -271,7 +273,7 @@ _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 
 #: An order named before a colon, its object after it: one sentence ("table: case | seed | ours",
 #: "A/B it: with vs without the last commit", "check memory workload analysis: l2 hit ratio").
-_LABEL_ORDER = re.compile(r"^(?:pls\s+|please\s+)?(?:table|tabulate|ablate|a/b|ab test|check|measure|profile|time|compare|"
+_LABEL_ORDER = re.compile(r"^(?:pls\s+|please\s+)?(?:table|tabulate|ablate|a/b|ab test|check|re-?measure|profile|re-?time|compare|"
                           r"diff|count|dump|list|show)\b(?:\s+[\w/.-]+){0,3}$|"
                           # "show me the roofline point for the kernel: achieved FLOP/s and ..."
                           r"^(?:pls\s+|please\s+)?(?:show|give|print|report|list|measure|compute|dump)\s+(?:me|us)\s+"
@@ -323,6 +325,8 @@ def is_interrogative(sentence: str) -> bool:
     if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
         rest = core[m.start(1):]
         return bool(_MEASURING.match(rest) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
+                    or (m.group(1) == "see" and (MEASURABLE.search(rest) or topics(rest)))
+                    or re.fullmatch(r"(?:verify|check|confirm|prove)(?:\s+(?:it|that|this))?\W*", rest) is not None
                     or (MEASURE_VERB.match(rest) is not None and measurement_order(rest))
                     or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
     lead = _LEADING_SETTING.match(core)
@@ -335,6 +339,8 @@ def is_interrogative(sentence: str) -> bool:
     # occupancy pls", "list every case where new < old"
     measuring = _MEASURE_VERBS.match(core) is not None
     action = not measuring and _IMPERATIVE.match(core) is not None
+    if s.endswith("?") and len(core.split()) <= 3 and re.match(r"(?:that|this)\s", core) and topics(core):
+        return True  # "that fail flaky?"
     if s.endswith("?") and len(core.split()) <= 3 and core[:1].isalpha() and not _STATEMENT_OPEN.match(core) and (
             topics(core) or MEASURABLE.search(core) or _TERSE_CHECK.match(core)):
         return True  # "launch overhead?", "spill count?" (a verb's form, a measurement's name)
@@ -465,7 +471,7 @@ _HW_SPEC_NUMBER = _either(_HW_NUMBER[2:4])  # a rate named as the peak, the spec
 _RHETORICAL = rx(r"^(?:did you know|do you know that|you know|remember|recall|isn't|aren't|wasn't|weren't|doesn't|"
                  r"don't|didn't|wouldn't|isnt|arent|doesnt|dont)\b")
 #: A sentence that quotes the agent's own claim back to it: not information the agent did not have.
-_QUOTES_AGENT = rx(r"^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
+_QUOTES_AGENT = rx(r"^(?:you'?re|you\s+are|ur)\s+(?:saying|claiming|telling\s+me)\b|^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
                    r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
@@ -483,7 +489,9 @@ _CHECK_ORDER = rx(r"^(?:(?:pls|please|then|so|now|just|go)\s+)*(?:redo|rerun|re-
                   r"re-?time|time|check|verify|prove|show)\b")
 #: a cause put as a question: "doesn't the memset cost you a launch?", "could the mismatch be ...?"
 _DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|wouldnt|won't|wont|don't|dont|shouldn't|shouldnt|could|"
-                    r"might|would|did\s+(?:you|u)\s+(?:set|use|try|enable|add|turn\s+on|pin|switch|bump|raise|lower))\b")
+                    r"might|would|did\s+(?:you|u)\s+(?:set|use|try|enable|add|turn\s+on|pin|switch|bump|raise|lower)|"
+                    r"(?:are|r)\s+(?:you|u)\s+using|have\s+(?:you|u)\s+(?:looked\s+at|considered|tried)|"
+                    r"does\s+(?:the|it|this|that)\b[^?]{0,40}\beven\s+need)\b")
 #: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
 _FIX_VERB = rx(r"^(?:(?:just|then|so|and|instead|maybe|rather)\s+)*(?:allocate|zero|hoist|move|reuse|cache|precompute|fuse|"
                r"inline|unroll|pad|swap|split|merge|drop|remove|replace|switch|use|add|set|make|change|bump|raise|lower|"
@@ -535,7 +543,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")
-        tried_input = TRY_INPUT.match(core) is not None and measurement_order(s)
+        tried_input = (TRY_INPUT.match(core) is not None or checks_run(core)) and measurement_order(s)
         # the technique is in what is done, not in what is asked after it ("compile with -Xptxas -v and
         # tell me the register count"; "try float4 loads and tell me the time" still names one)
         done = _ASKED_AFTER.split(core, 1)[0]

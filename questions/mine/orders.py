@@ -19,6 +19,9 @@ TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(
                r"|^(?:(?:pls|please|just|now|also|then)\s+)*(?:run|test|bench\w*|time|profile)\s+(?:it|the\s+[\w.-]+(?:\s+[\w.-]+)?)\s+"
                r"(?:with|on)\s+(?:an?\s+|the\s+|some\s+)?(?:[\w./-]+\s+){0,3}?(?:inputs?|values?|distributions?|routings?|data|"
                r"matri(?:x|ces)|sizes?|shapes?)\b"
+               # "try M=1, 7, 127 ..." (an input's size; not "try num_stages=4", a setting)
+               r"|^(?:(?:pls|please|just|now|also|then)\s+)*try\s+(?:(?:[mnkbhsdt]|seq_?len\w*|batch\w*|n_?rows|rows|cols|hidden\w*|"
+               r"head_?dim\w*|dims?|len\w*|numel|size)\s*=\s*\d|\d+(?:\s*,\s*\d+){2,})"
                # ... "stress it with inf/nan/extreme values", "run some odd dims through it", "throw a
                # non-multiple-of-16 hidden size at the rmsnorm" (at the kernel, not "through the formatter")
                r"|^(?:(?:pls|please|just|now|also|then)\s+)*stress(?:[- ]test)?\s+(?:it|the\s+[\w.-]+)\s+with\s+"
@@ -37,13 +40,14 @@ TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(
 _ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sanity check|go(?!\s+ahead\b))[\s,:]+)*"
 #: what "compute ..." must name to be a measurement ("compute flops/time", "compute the roofline bound";
 #: not "compute the softmax in fp32")
-_QUANTITY = (r"(?:t?flops|flop/s|bandwidth|bw|roofline|bound|ratio|error|time|bytes|occupancy|throughput|speedup|"
+_QUANTITY = (r"(?:t?flops|t?flop/s|bandwidth|bw|roofline|bound|ratio|error|time|bytes|occupancy|throughput|speedup|"
              r"percent(?:age)?|%|numbers?|count|fraction|utili[sz]ation|peak|gb/s|tb/s|arithmetic intensity|"
              r"intensity|waves?|efficiency)\b")
 #: verbs that measure by themselves
 MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|sweep|calc|"
                   r"prove\s+(?:it|that|this|me\s+wrong)(?=\s+(?:from|with|using|by|in|on)\b)|"
-                  r"prove\s+(?:that\s+)?(?:the|your|this|these)\s|(?:git\s+)?bisect(?!\s+(?:start|reset|good|bad)\b)|disassemble|"
+                  r"prove\s+(?:that\s+)?(?:the|your|this|these|it'?s|its|they'?re|we'?re|you'?re)\s|watch(?!\s+out\b)|monitor|"
+                  r"perf\s+diff|(?:git\s+)?bisect(?!\s+(?:start|reset|good|bad)\b)|disassemble|"
                   r"make\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)|"
                   r"(?:git\s+)?diff|hash|quantify|count(?!\s+on\b)|plot|compare(?!\s+notes\b)|repeat(?!\s+after\b)|validate|"
                   # a tool as the verb ("ncu --set full the gemm"; not "ncu locks clocks to base ...")
@@ -62,7 +66,8 @@ _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|pri
                 r"get(?=\s+(?:the|a|an)\s)(?![^,.;]*\b(?:up|down|to|under|below|above|over|passing|working|green|right|"
                 r"fixed|done|going|into|merged|reviewed)\b)|fetch|collect|gather|capture|"
                 r"get(?=\s+[\w.]+__\w)|"  # a metric by its name: "get l1tex__data_bank_conflicts..."
-                r"log(?=[^;]{0,120}?\b(?:per|each|every|chosen|selected|picked|which)\b))\b(?!\s+(?:in|out|rid)\b)")
+                r"log(?=[^;]{0,120}?\b(?:per|each|every|chosen|selected|picked|which)\b|[^;]{0,120}?\band\s+(?:report|print|paste|show)\s+"
+                r"(?:it|them|the\s+(?:value|number|peak|result)s?)\b(?![^;]*\bto\s+the\b)))\b(?!\s+(?:in|out|rid)\b)")
 #: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
 #: report the timing", "turn off the double buffering and measure")
 _ABLATION = rx(_ORDER_OPEN + r"(?:disable|turn\s+off|switch\s+off|remove|drop|revert|undo|comment\s+out|back\s+out)\s+"
@@ -77,12 +82,16 @@ _RUN_VERB = rx(_ORDER_OPEN + r"(run|rerun|re-run|redo|throw|do|build|rebuild|com
                r"generate)\b")
 #: running a checker is a measurement ("run compute-sanitizer on it"), and so is running the check on
 #: named inputs ("run correctness on shapes that aren't tile aligned"); "run the tests" is an order
-_RUN_CHECK = rx(_ORDER_OPEN + r"(?:run|rerun|re-run)\s+(?:(?:compute-sanitizer|cuda-memcheck|sanitizer|memcheck|racecheck|"
+_RUN_CHECK = rx(_ORDER_OPEN + r"(?:put\s+[^,.;]{1,60}?\s+through\s+(?:compute-sanitizer|(?:the\s+)?sanitizer|memcheck|racecheck|initcheck|"
+                r"synccheck|(?:the\s+)?(?:evaluator|reference\s+check|correctness\s+tests?))\b|"
+                r"(?:run|rerun|re-run)\s+(?:(?:compute-sanitizer|cuda-memcheck|sanitizer|memcheck|racecheck|"
                 r"initcheck|synccheck)\b|(?:the\s+)?(?:[\w.-]+\s+){0,2}?(?:correctness|checks?|tests?|eval\w*|reference check)\s+"
                 r"(?:on|with|for|against)\s+(?:[\w.-]+\s+){0,3}?(?:shapes?|sizes?|inputs?|values?|cases?|seq_?len\w*|"
-                r"lengths?|dims?|rows?|dtypes?|scenarios?|magnitudes?)\b)")
+                r"lengths?|dims?|rows?|dtypes?|scenarios?|magnitudes?)\b))")
 #: a setting said before the order: "for the fp8 kernel show me ...", "before calling it finished, show ..."
-_ORDER_SETTING = rx(r"^(?:(?:before|after|once|when|while|for|on|in|at|across)\s+[^,]{1,100},\s+|"
+_ORDER_SETTING = rx(r"^(?:(?:for|on|in|at|across)\s+[^,]{1,80}(?:,\s+[^,]{1,30}){1,5},\s+(?=(?:compute|measure|time|profile|show|list|"
+                    r"print|report|check|verify|run|rerun|get|pull|dump|count|compare)\b)|"
+                    r"(?:before|after|once|when|while|for|on|in|at|across)\s+[^,]{1,100},\s+|"
                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
                     r"compare|pull|grab|get|compute|run|rerun)\b))")
@@ -113,14 +122,14 @@ CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|i
                  r"post|attach|open|close|record|note)\b")
 #: ... except a report posted back to the steerer and a measuring tool used ("... and post
 #: min/median/max", "..., use the sanitizer"): not changes
-_NOT_A_CHANGE = rx(r"\bpost\s+(?:the\s+|all\s+(?:the\s+)?)?(?:numbers?|results?|output|min|max|median|mean|timings?|"
-                   r"times|figures?|stats|samples|values|table|breakdown)\b(?![^.;]*\b(?:in|on|to|into)\s+(?:the\s+|our\s+)?"
+_NOT_A_CHANGE = rx(r"\bpost\s+(?:the\s+|all\s+(?:the\s+)?|an?\s+)?(?:[\w/-]+\s+){0,2}?(?:numbers?|results?|output|min|max|median|mean|timings?|"
+                   r"times|figures?|stats|samples|values|table|breakdown|counts?)\b(?![^.;]*\b(?:in|on|to|into)\s+(?:the\s+|our\s+)?"
                    r"(?:slack|channel|thread|pr|wiki|readme|docs?|issue|ticket)\b)|"
                    r"\buse\s+(?:the\s+|a\s+)?(?:compute-sanitizer|sanitizer|memcheck|racecheck|ncu|nsys|nsight(?:\s+\w+)?|"
                    r"profiler|cuobjdump|cuda\s+events|events)\b(?![^.;]*\b(?:and|then)\s+(?:fix|change|update|commit)\b)|"
                    r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)|"
                    r"\bsend\s+(?:me\s+|us\s+|over\s+)?(?:the\s+)?(?:timeline|trace|numbers?|results?|output|profile|report|table|"
-                   r"timings?)\b(?![^.;]*\b(?:to|in|on)\s+(?:the\s+)?(?:team|channel|slack|thread|email|everyone|them)\b)")
+                   r"timings?|values?|counts?|stats|metrics?)\b(?![^.;]*\b(?:to|in|on)\s+(?:the\s+)?(?:team|channel|slack|thread|email|everyone|them)\b)")
 
 
 def changes(sentence: str) -> bool:
@@ -139,9 +148,13 @@ _DOUBT = rx(r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:buy|believe)\s+(?:that|it|t
             r"\bnot\s+(?:just|only)\s+(?:the\s+|ur\s+|your\s+)?(?:one|that|this|new|last|\d+|a\s+few|some|smoke)?\s*(?:[\w.-]+\s+)?"
             r"(?:shapes?|cases?|scenarios?|configs?|sizes?|inputs?|kernels?|files?|tests?)\b|"
             # the agent's claim quoted back, what it only did
-            r"^(?:you|u)\s+(?:claim|claimed|claims|said|say|says|keep\s+saying)\b|\b(?:you|u)\s+only\s+(?:ran|tested|checked|timed|"
+            r"^(?:you|u)\s+(?:claim|claimed|claims|said|say|says|keep\s+saying)\b|^(?:you'?re|you\s+are|ur)\s+(?:saying|claiming)\b|"
+            r"\bi\s+(?:don'?t|do\s+not)\s+think\s+(?:it'?s|that'?s|that|it|this)\b(?![^.;,]*\b(?:worth|needed|necessary)\b)|"
+            r"\bnot\s+buying\s+(?:it|that)\b|\b(?:you|u)\s+only\s+(?:ran|tested|checked|timed|"
             r"measured|profiled|tried)\b|"
             r"\bbefore\s+(?:claiming|calling|declaring|saying|reporting|we\s+call|you\s+call|we\s+claim|you\s+claim)\b")
+#: a check ordered in a word or two, evidence for a doubt said before it
+_BARE_CHECK = rx(_ORDER_OPEN + r"(?:check|verify|prove\s+it|show\s+me|test\s+it|measure\s+it|profile\s+it)[\s.!]*$")
 #: an aside in parentheses ("(int8 is fine to keep mem down)") says nothing about the order
 _ASIDE = rx(r"\([^()]{0,120}\)")
 #: checks whose result a report shows ("run pytest ... and paste the tail")
@@ -162,6 +175,12 @@ _PRODUCT_PLACE = rx(r"\b(?:in|on|to|into)\s+(?:the\s+|our\s+)?(?:ui|dashboard|pa
 #: shown to someone else than the steerer: a feature, not a report ("show the users the occupancy")
 _TO_SOMEONE = rx(_ORDER_OPEN + r"(?:show|give|report)\s+(?:the\s+)?(?:users?|them|people|customers|everyone|"
                  r"the\s+team|others)\b")
+
+
+def checks_run(sentence: str) -> bool:
+    """Whether a sentence (lower case) runs a checker or the checks on named inputs ("put it through
+    compute-sanitizer", "run correctness on shapes that aren't tile aligned")."""
+    return _RUN_CHECK.match(strip_filler(sentence)) is not None
 
 
 def doubts(sentence: str) -> bool:
@@ -187,6 +206,8 @@ def measurement_order(sentence: str, doubted: bool = False) -> bool:
         return False
     if _RUN_CHECK.match(core) or TRY_INPUT.match(core) or _REDO_MEASUREMENT.match(core):
         return True
+    if doubted and _BARE_CHECK.match(core):
+        return True  # "you said unrolling by 8 is free. i'd bet it's spilling now. check"
     m = MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
     if m is None or not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False

@@ -620,13 +620,50 @@ NOT_QUESTIONS_ROUND12 = [
 ]
 
 
-#: rounds 9-12: what each message must be read as ("not question": anything but a question)
+# Round 13 (tuned on AO-AR's lost askings and proposed information) ...
+MEASUREMENT_ORDERS_ROUND13 = [
+    "you're saying it's latency bound bc occupancy is too low — did you actually profile that or is it a guess? show me the figure",
+    "you said tensor cores are doing the work, but the throughput looks like ampere-style mma.sync to me. prove it's the async hopper path",
+    "you're claiming the tile swizzle improves L2 reuse — can we see the cache numbers before/after?",
+    "does the new kernel still win when M isn't a multiple of 128 — try M=1, 7, 127, 1000, 4097 with N=K=8192 bf16 against the old one",
+    "sweep a few ragged sizes and post a timings table vs baseline",
+    "watch nvidia-smi -q -d PERFORMANCE during the bench and paste the throttle reasons",
+    "log torch.cuda.max_memory_allocated around the call and report it",
+    "for the bf16 causal attention fwd at seqlen 8k, 32 heads, hdim 128, compute achieved TFLOP/s counting only unmasked flops and compare it to the dense bf16 tensor core peak",
+    "you said each warp reads one contiguous 128B line — the bytes per request look off to me, can you verify?",
+    "re-time the nbody step: 20 warmup launches, then 200 timed, report median and p95.",
+    "you said unrolling by 8 is free. i'd bet it's spilling now. check",
+    "run all tests (pytest tests/) and post the pass/fail counts.",
+    "run ncu with --section SpeedOfLight_RooflineChart on the 3d stencil and send me the values.",
+    "you said the rewrite is drop-in. i'd be surprised if empty segments still give 0 and not garbage. test it",
+    "put the new warp-specialized gemm through compute-sanitizer synccheck and initcheck.",
+    "perf diff old vs new build across all kernels in the lib, flag anything >3% slower",
+    "i don't think it's launch overhead at all — 300us of gaps from 12 launches doesn't add up. show me",
+    "that fail flaky?",
+]
+FACTS_AND_TECHNIQUES_ROUND13 = [
+    "are you using ld.global.nc / 128-bit vector loads for the read-only weights? scalar 2-byte loads leave most of each sector on the floor",
+    "shouldn't the csr row_ptr be loaded once per warp and broadcast with __shfl_sync instead of every lane reading it?",
+    "have you looked at TMA (cp.async.bulk.tensor) for the tile loads? takes the address math off the threads",
+    "would a persistent kernel with a grid-stride loop over frontier chunks avoid relaunching every bfs level?",
+    "does the segmented sort even need a separate stabilizing pass? cub's radix sort is already stable",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND13 = [
+    "you said you'd fix it. fix it", "check", "show me", "post a link in the channel", "watch out for the tail case",
+    "put the new kernel through code review", "that's fine?", "would you rebase onto main?",
+    "i don't think it's worth it, drop it", "log the change and report it to the team",
+    "try num_stages=4 and num_warps=8, that was the best combo when I tried it last week",
+]
+
+
+#: rounds 9-13: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
-                  + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12]
+                  + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
-                   + FACTS_AND_TECHNIQUES_ROUND12]
+                   + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
-                   + NOT_QUESTIONS_ROUND12])
+                   + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
