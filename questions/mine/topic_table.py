@@ -538,7 +538,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"(?:what|how fast|how)(?: is|'s| does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}")),
     # -- is it right
     # round 12: odd head dims, rotary layouts
-    ("edge_shapes", (r"head[_ ]?dims? (?:=\s*)?(?:\d+, ?)*(?!(?:16|32|64|128|256)\b)\d+\b", r"(?:neox|gptj|interleaved|half-split)(?: vs\.? | or )(?:neox|gptj|interleaved|half-split)", r"degenerate rows?", 
+    ("edge_shapes", (r"head[_ ]?dims? (?:=\s*)?(?:\d+, ?)*(?!(?:16|32|64|128|256)\b)\d+\b(?! (?:kv |q |query |key |value )?heads?)", r"(?:neox|gptj|interleaved|half-split)(?: vs\.? | or )(?:neox|gptj|interleaved|half-split)", r"degenerate rows?", 
                      r"(?:shapes?|sizes?) (?:do |does )?(?:the )?(?:unit |pytest )?tests? (?:actually )?(?:exercise|cover|hit|use|run|check|include)",
                      r"(?:tests?|suite) (?:actually )?(?:exercise|cover|hit|include)s? (?:any )?(?:\w+ )?(?:sizes?|shapes?|dims?)",
                      r"(?:shape|size) coverage", r"coverage (?:for|of) (?:the )?(?:ragged|odd|edge|tails?|sizes?|shapes?|dims?)", r"pytest param\w*", r"parametri[sz]ed (?:shapes?|sizes?|cases?)", r"non-?pow2",
@@ -676,7 +676,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # a test that fails only sometimes: how often it fails over many reruns (a race, a bad seed), not
     # whether two outputs are bit-equal nor how timings spread
     # round 12: a failure rerun until it repeats, a race suspected
-    ("flaky_failures", (r"(?:does|did|will|can) (?:it|this|that) repro\w*(?! (?:the )?(?:speed|gain|win))", r"is (?:it|this|that) a race", r"how (?:often|oft) (?:does |did |do )?(?:it |this |that |the test )?(?:fail|mismatch|break|repro|happen)\w*", r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several )?(?:hundred|thousand|\d{3,})(?: ?x| times)?", r"(?:mismatch\w*|wrong (?:element|value|output|answer)s?|failures?)\b[^?!]{0,60}\brepeat(?:ed)? runs?", 
+    ("flaky_failures", (# round 13: the failing test looped N times, each failure logged with its seed, the rate it fails at
+                        r"(?:loop|rerun|re-run|run)\w* (?:the |that |this )?(?:\w+ ){0,3}(?:test|case)s? (?:in a loop )?(?:\d+ ?x|\d+ times)",
+                        r"(?:log|record|count|list)\w* (?:every|each|all the) fail\w*", r"fail(?:ure)? (?:count|rate|frequency)", r"repro(?:duction)? rate",
+                        r"(?:does|did|will|can) (?:it|this|that) repro\w*(?! (?:the )?(?:speed|gain|win))", r"is (?:it|this|that) a race", r"how (?:often|oft) (?:does |did |do )?(?:it |this |that |the test )?(?:fail|mismatch|break|repro|happen)\w*", r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several )?(?:hundred|thousand|\d{3,})(?: ?x| times)?", r"(?:mismatch\w*|wrong (?:element|value|output|answer)s?|failures?)\b[^?!]{0,60}\brepeat(?:ed)? runs?", 
                         r"flak(?:y|iness|ier|ily|e|es|ed)(?![\d\w])", r"heisenbugs?", r"intermittent failure",
                         r"(?:intermittent|sporadic)(?:ally|ly)? (?:fail\w*|errors?|mismatch\w*|crash\w*|wrong|bad|nans?|bugs?|hangs?|test failures?)",
                         r"(?:fails?|failed|failing|passes|passed) (?:only )?(?:once|sometimes|occasionally|randomly|intermittently|now and then|every so often|some of the time|\d+ (?:times )?(?:in|out of) \d+)",

@@ -21,18 +21,19 @@ def scored():
     return {p.stem.split("_", 1)[1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
-#: one candidate per question on each set after round 12 (RESULTS.md): floors, tuned on
+#: one candidate per question on each set after round 13 (RESULTS.md): floors, tuned on
 FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i": 10, "j": 10, "k": 10, "l": 9,
           "m": 10, "n": 9, "o": 10, "p": 10, "q": 10, "r": 10, "s": 10, "t": 10, "u": 10, "v": 10, "w": 8, "x": 9,
           "y": 10, "z": 10, "aa": 10, "ab": 10, "ac": 10, "ad": 10, "ae": 10, "af": 9,
           "ag": 10, "ah": 10, "ai": 10, "aj": 8,
-          "ak": 7, "al": 5, "am": 7, "an": 10}
+          "ak": 7, "al": 5, "am": 7, "an": 10,
+          "ao": 9, "ap": 8, "aq": 9, "ar": 6}
 #: sets allowed to propose some information while the classifier is corrected on them (none now)
 INFORMATION_OPEN: dict[str, int] = {}
 
 
 def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
-    # A-AN were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
+    # A-AR were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
     # it keeps a change from losing what they taught
     got = {k: scored[k]["one_candidate"] for k in FLOORS}
     assert all(got[k] >= FLOORS[k] for k in FLOORS), got
