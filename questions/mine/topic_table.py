@@ -648,7 +648,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"(?:e4m3|e5m2|fp8)(?:'s)? (?:max|maximum|limit|saturation)", r"numerical stability",
                    r"(?:row )?max (?:is|gets) (?:big|large|huge)", r"big (?:row max|values|logits|inputs|activations)", r"~?\d{4,}(?= in (?:fp16|bf16|half))",
                    r"values? (?:~|around |above |near )\d{3,}", r"dynamic range",
-                 r"infs", r"-?infinit(?:y|ies)")),
+                 r"infs", r"-?infinit(?:y|ies)",
+                 # round 13: what comes out of bad inputs: garbage in, garbage or not
+                 r"garbage-in", r"garbage in,? garbage out", r"(?:and|or) not garbage", r"(?:give|return|output|produce)s? garbage")),
     # round 12: a result reproducible across launches
     ("determinism", (r"(?:results?|outputs?|sums?|answers?|values?) (?:is |are )?reproducible", r"reproducible (?:across|between|over|from) (?:runs|launches|calls)", r"reproducib\w* run[- ]to[- ]run", r"hash (?:each|every|the) (?:\w+'?s? )?(?:output|result)", r"(?:same|identical) answer every (?:launch|run|time)", r"bitwise same", 
                      r"determinis\w*", r"non-?determinis\w*", r"bit equality", r"bit-identical", r"same bytes",
@@ -740,7 +742,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"all (?:the )?logits in a row", r"(?:entire|whole) row (?:of|is) -?inf", r"empty rows?", r"all -?inf",
                     r"row of -?inf", r"every logit in a row", r"zero keys", r"nothing to attend",
                     r"no (?:valid|unmasked|visible) (?:keys|tokens|positions|columns|entries)", r"(?:sees?|see|attends? to|with) (?:zero|no|0) (?:valid )?keys",
-                    r"(?:length|len|seqlen|seq_len|kv ?len) (?:of )?0(?![\d.])", r"(?:length|len|seqlen|seq_len|kv ?len) ?= ?0(?![\d.])",
+                    r"(?:length|len|seqlen|seq_len|kv ?len) (?:of )?0(?![\d./])", r"(?:length|len|seqlen|seq_len|kv ?len) ?= ?0(?![\d.])",
                     r"(?:whole|entire|full) row of the mask", r"running max (?:\w+ ){0,3}-?inf", r"empty (?:sequences?|segments?|key sets?)")),
     ("contiguity", (r"non-?contiguous", r"contiguous", r"strided (?:slice|view|input|tensor)s?", r"transposed view",
                     r"strides?", r"stride ?!=", r"permuted", r"padded leading dim", r"lda", r"leading dim\w*",

@@ -587,6 +587,11 @@ def test_round_12_words_are_not_respelt_into_the_new_table_words():
     ("did overall step time move at all?", "end_to_end"),
     ("what share of wall time is the attention kernel in one training step", "end_to_end"),
     ("fps of the decoder with the new kernel?", "end_to_end"),
+    ("garbage-in test: empty bags, subnormals, inf", "nan_inf"),
+    ("does an all-zero row return garbage or zeros?", "nan_inf"),
+    ("edge cases: remainder tiles, seqlen 0/1, odd widths", "edge_shapes"),
+    ("rerun the failing test 200x and record each failure with its seed", "flaky_failures"),
+    ("what's the repro rate with CUDA_LAUNCH_BLOCKING=1", "flaky_failures"),
 ])
 def test_round_13_vocabulary_names_its_measurement(text, topic):
     assert topic in topics(text), (text, topics(text))
@@ -611,6 +616,9 @@ def test_round_13_vocabulary_names_its_measurement(text, topic):
     ("sum the idle gaps between kernels in one step", "end_to_end"),
     ("how long does an empty kernel take to launch", "end_to_end"),
     ("is it fast enough for 60fps?", "compute_peak"),
+    # a head-dim list does not run into the head count; garbage in the tail is a tail's, not an inf
+    ("head_dim 128, 8 kv heads, seqlen 32k", "edge_shapes"),
+    ("is there garbage in the tail of the last tile?", "nan_inf"),
 ])
 def test_round_13_words_do_not_name_a_measurement_in_another_sense(text, topic):
     assert topic not in topics(text), (text, topics(text))
