@@ -339,11 +339,14 @@ def is_interrogative(sentence: str) -> bool:
     # occupancy pls", "list every case where new < old"
     measuring = _MEASURE_VERBS.match(core) is not None
     action = not measuring and _IMPERATIVE.match(core) is not None
-    if s.endswith("?") and len(core.split()) <= 3 and re.match(r"(?:that|this)\s", core) and topics(core):
-        return True  # "that fail flaky?"
-    if s.endswith("?") and len(core.split()) <= 3 and core[:1].isalpha() and not _STATEMENT_OPEN.match(core) and (
-            topics(core) or MEASURABLE.search(core) or _TERSE_CHECK.match(core)):
-        return True  # "launch overhead?", "spill count?" (a verb's form, a measurement's name)
+    if s.endswith("?") and len(core.split()) <= 3:
+        # "launch overhead?", "spill count?" (a verb's form, a measurement's name), "that fail flaky?"
+        if re.match(r"(?:that|this)\s", core):
+            if topics(core):
+                return True
+        elif core[:1].isalpha() and not _STATEMENT_OPEN.match(core) and (
+                topics(core) or MEASURABLE.search(core) or _TERSE_CHECK.match(core)):
+            return True
     if len(core.split()) <= 12 and _OR_JUST.match(core) and not _IMPERATIVE.match(core):
         return True
     if _TERSE_OK.match(core):
@@ -556,14 +559,14 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives a value")
         if not question and _CORRECTION.match(ls) and not _ACK.match(ls):
             reasons.append("corrects the agent")
-    if any(q and _DOUBTED_CAUSE.match(strip_filler(s.lower())) for s, q in zip(sentences_, flags)):
+    cores = [strip_filler(s.lower()) for s in sentences_]
+    first = next((i for i, q in enumerate(flags) if q and _DOUBTED_CAUSE.match(cores[i])), None)
+    if first is not None:
         # "doesn't the memset cost you a launch? allocate once and zero it in-kernel": a cause and its fix
-        first = next(i for i, (s, q) in enumerate(zip(sentences_, flags)) if q and _DOUBTED_CAUSE.match(strip_filler(s.lower())))
-        if any(not q and (_FIX_VERB.match(strip_filler(s.lower())) or changes(strip_filler(s.lower())))
-               for s, q in zip(sentences_[first + 1:], flags[first + 1:])):
+        after = [(s, c) for s, c, q in zip(sentences_[first + 1:], cores[first + 1:], flags[first + 1:]) if not q]
+        if any(_FIX_VERB.match(c) or changes(c) for _, c in after):
             reasons.append("suggests a solution")
-        elif any(not q and not _is_request(s) and len(s.split()) >= 4 and not _QUOTES_AGENT.match(strip_filler(s.lower()))
-                 for s, q in zip(sentences_[first + 1:], flags[first + 1:])):
+        elif any(not _is_request(s) and len(s.split()) >= 4 and not _QUOTES_AGENT.match(c) for s, c in after):
             reasons.append("offers a cause")  # "isn't it reading the row twice? online softmax keeps ..."
     seen: list[str] = []
     for r in reasons:
