@@ -202,6 +202,30 @@ SENSES: tuple[tuple[str, str], ...] = (
     # a check against torch's kernel is a correctness run against the reference, not a library timed
     (r"\b(?:check|verify|validate)\w*(?: \w+){0,2} (?:vs\.?|against|with) (?:the )?(?:torch|pytorch|eager)(?:'s)? (?:sdpa|reference|ref|implementation|version|output)\b"
      r"(?! ?(?:speed|time|timing|perf\w*|latency|throughput|runtime))", "checked against the reference"),
+    # round 14: traffic going out to DRAM is what misses the L2, not a bandwidth asked for
+    (r"\b(?:going|goes|go|went|gone) (?:all the way )?(?:out )?to (?:the )?(?:hbm\w*|dram|device memory|global memory)\b", "going out to dram"),
+    # a swizzle said to help the cache's reuse orders the blocks (L2), it is not the shared memory swizzle
+    (r"\b(?:tile |block |cta )?swizzl\w*(?=[^.?!\n]{0,40}\b(?:cache|l2) (?:reuse|locality|hits?|hit rate))", "block rasterization"),
+    # a tuner that "converged" picked a config; it is not a solver's convergence
+    (r"\b(tuner|autotuner|autotun\w*|tuning|search)(?: \w+)? converged\b", r"\1 picked"),
+    # masked tails are the tail tiles of an odd size (not an attention mask), and a cliff on them is theirs, not a size curve's
+    (r"\bmasked (?:tails?|remainders?|edges?|boundar(?:y|ies)|last tiles?|tail tiles?)\b", "tail tiles"),
+    (r"\b(?:falls? off (?:a |the )?|a |any )?cliff (?=(?:on|at|for|in|with) (?:the )?(?:tail|odd|ragged|prime|non|unaligned|partial|awkward|remainder))",
+     "slowdown "),
+    # dram bytes per second (ncu's .per_second) are the achieved bandwidth
+    (r"\bdram__bytes[\w.]*\.per_second\b", "dram throughput"),
+    # where a curve saturates is where it flattens; saturating the HBM is using its bandwidth (neither is a value clipped)
+    (r"\bwhere (?:does )?(it|throughput|perf\w*|the curve|the speedup|tput|qps) saturates?\b", r"where \1 plateaus"),
+    (r"\bsaturat\w* (?:the )?(hbm\w*|dram|memory bandwidth|memory bus|bandwidth)\b", r"using all the \1 bandwidth"),
+    # where a kernel sits on the roofline is which side of the ridge it lands (the bound type); a claim that it is at the
+    # roofline, or its point against both roofs, stays the distance to the floor
+    (r"\bwhere(?: (?:is it|is this|is that|are we|is the kernel|it is|does it (?:sit|land|fall|lie)|do we (?:sit|land|fall|lie)|"
+     r"it (?:sits|lands|falls|lies)))? on the roofline\b(?![^.?!\n]{0,40}\broofs\b)", "which side of the ridge"),
+    (r"\b(?:rough |approximate )?(?:roofline placement|placement on the roofline|position on the roofline|roofline position)\b",
+     "which side of the ridge"),
+    # the output compared with the old version's: the old version is the reference of a correctness check
+    (r"(\b(?:outputs?|results?)\b[^.!\n]{0,60}?\bcompar\w* (?:it|them|that) )(?:to|against|with) (?:the )?(?:old|previous|last|prior) "
+     r"(?:version|build|kernel|impl\w*|code)\b", r"\1against the reference"),
 )
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
@@ -250,7 +274,7 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("vector_loads", (r"vectori[sz](?:e|ed|es|ing|ation)",),
      r"\bcpu|numpy|simd|avx|neon|openmp|\bhost\b|epilogue math|softmax math|vectori[sz]\w* (?:the )?(?:math|compute|cop)"),
     # nvidia-smi shows the clocks, unless it is asked for the processes and the utilisation (who else runs)
-    ("clocks", (r"nvidia-smi",), r"process|\butil|busy|anyone|anybody|someone|somebody|other (?:jobs?|users?)|idle|vram|sharing"),
+    ("clocks", (r"nvidia-smi",), r"process|\butil|busy|anyone|anybody|someone|somebody|other (?:jobs?|users?)|idle|vram|sharing|compute-apps|\bapps\b|\bjobs?\b|squat|tenant|\belse\b"),
     # producer and consumer warps are a pipeline, unless named as whose registers or stalls are asked
     ("overlap", (r"producer", r"consumer"), r"\bregs?\b|register|spill|ptxas|setmaxnreg|stall|samples|scoreboard|sync stall"),
     # data resident in the L2 is its hit rate, unless the timing is what the residency spoils (a warm cache)
@@ -265,6 +289,13 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # the seed's timing asked for is an absolute time, unless it is asked whether it is still current
     # a percentile is the latency distribution's, unless it is the statistic of a timing loop over reps
     ("latency_tail", (r"p(?:50|90|95|99|999)(?:\.\d)?",), r"\breps\b|repetitions|single shot|warm-?ups?|timed iter|cuda ?event|chrono|timer|median|stdev|jitter|timings|spread|variance|noise|stable"),
+    # round 14: a run looped hundreds of times is a failure's repro rate, unless the loop's timings are what is asked
+    ("flaky_failures", (r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several )?(?:hundred|thousand|\d{3,})(?: ?x| times)?",),
+     r"median|\bmean\b|\bavg\b|average|\bp\d\d|\bstd|spread|varian|noise|timing|warm-?up|\bgain|speedup|faster|slower|\bbench|\bms\b|\bus\b"),
+    # the kernel got faster and the step did not: the time is outside the kernel (launch overhead), unless the
+    # transfers are named as where it went
+    ("launch_overhead", (r"end[- ]to[- ]end (?:\w+ ){0,2}(?:didn'?t|did not|doesn'?t|does not|hasn'?t|has not|won'?t|barely|never|not) (?:\w+ )?(?:move|moved|change|changed|improve|improved|budge|budged|drop|dropped)",),
+     r"transfer|memcpy|\bh2d|\bd2h|htod|dtoh|pcie|host-to-device|device-to-host|copies|data ?load|preprocess"),
     ("absolute_time", (r"(?:seed|baseline|original)(?:'s)? (?:kernel )?(?:timings?|runtime|duration)",),
      r"yesterday|today|\bnow\b|again|fresh|re-?time|re-?measure|re-?run|switched|same as|old number|chang|mov|drift|stale"),
 )
@@ -321,6 +352,13 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("error_size", frozenset({"conditioning"}), None),
     # what the SASS shows of a pipeline is a SASS read
     ("overlap", frozenset({"sass_dump"}), None),
+    # round 14: the warp-state section read for thread utilisation is a divergence question; the time of the copies
+    # taken apart from the compute, their rate in GB/s, are the transfers'; nsys's summary read for the launch API's
+    # time against the kernels' is where the launch overhead is read
+    ("stall_reasons", frozenset({"divergence"}), None),
+    ("phase_cost", frozenset({"transfers"}), None),
+    ("bandwidth_achieved", frozenset({"transfers"}), None),
+    ("kernel_breakdown", frozenset({"launch_overhead"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

@@ -17,7 +17,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"median ?/ ?(?:min|max)", r"real or", r"(?:is|was) (?:the|that|this) [\w.% ]{0,20}real",
                r"lucky", r"fluke", r"reproduc\w+ (?:speed\w*|gain|win|number|timing|result)s?", r"noise band",
                r"how (?:sure|confident)", r"measurement error", r"noise floor", r"between identical runs",
-               r"geomean move\w*", r"over repeats", r"fluctuat\w*", r"variab\w+", r"statistically",
+               r"geomean move\w*", r"over repeats", r"fluctuat\w*", r"variab\w+(?![- ](?:length|size|sized|shape|count|width)s?)", r"statistically",
                r"significan\w+", r"coefficient of variation", r"outliers?", r"within (?:the )?noise",
                r"how (?:much|far) does (?:the |that |it |this )?(?:\w+ )?(?:number |figure |ratio |speedup |timing )?move",
                r"(?:numbers?|timings?|figures?|ratios?|results?) (?:move|jump|bounce|wobble|drift)\w*",
@@ -40,7 +40,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"p-?values?", r"iqr", r"interquartile",
                r"(?:min|max|median|mean) (?:and|/) (?:min|max|median|mean) (?:and|/) (?:min|max|median|mean)",
                r"(?:show|give|print|list|report|post|paste)\w* (?:me )?(?:all |every |each |the individual |the raw )(?:the )?(?:samples|runs|trials|repeats|reps)",
-               r"cv (?:over|across|of|for)", r"coefficient of var\w*")),
+               r"cv (?:over|across|of|for|on)", r"coefficient of var\w*")),
     ("seed_vs_seed", (r"seed (?:vs\.?|versus|against|compared (?:to|with)) (?:the )?seed",
                       r"(?:seed|baseline|kernel) (?:vs\.?|versus|against|with|compared to) itself",
                       r"baseline (?:vs\.?|versus|against) (?:the )?baseline", r"(?:same|identical) kernel on both sides",
@@ -50,7 +50,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 r"freq", r"mhz", r"boost\w*", r"(?<!mio )(?<!lg )(?<!tex )throttl\w*", r"power (?:cap\w*|draw|limit\w*|usage)",
                 r"thermal\w*", r"temperature", r"clock-control", r"clocks?[._](?:sm|gr|mem|event_reasons|throttle)\w*",
                 r"clk", r"pwr(?: cap)?", r"downclock\w*", r"heat\w* up", r"power (?:cap|brake|slowdown)", r"hw slowdown", r"sw power cap", r"locked clocks?",
-                r"-lgc", r"lock-gpu-clocks", r"application clocks", r"p-?states?", r"clocks_throttle_reasons")),
+                r"-lgc", r"lock-gpu-clocks", r"application clocks", r"p-?states?", r"clocks_throttle_reasons",
+                # round 14: the card clocking itself down
+                r"clock(?:ing|ed) (?:itself )?(?:down|lower|back)")),
     # round 12: inputs hot in the cache
     ("cache_state", (r"(?:sitting|sat|staying) (?:hot |warm )?in (?:the )?(?:l2|caches?)", r"hot in (?:the )?caches?", 
                      r"flush\w*", r"cold[- ]?(?:cache|l2|run|numbers?|timings?)", r"warm[- ]?(?:cache|l2)",
@@ -105,7 +107,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"(?:rather than|instead of) (?:the )?(?:kernel|gpu|device|work)(?:'s)? (?:actually )?(?:finish\w*|complet\w*|end(?:s|ing)?|done)",
                r"launch(?:es)? (?:is |are )?(?:asynchronous|async)(?! copy| copies)", r"(?:asynchronous|async) (?:kernel )?launch(?:es)?")),
     # -- where the time goes
-    ("launch_count", (r"launch overhead[^.?!]{0,100}\btimeline\b", r"how many (?:separate |distinct |individual |cuda |gpu )?(?:kernels?|launches|kernel launches)", r"count the kernel launches", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
+    ("launch_count", (r"launch overhead[^.?!]{0,100}\btimeline\b", # round 14: a timeline asked to show a step dominated by launches
+                      r"timeline[^.?!\n]{0,60}\blaunch[- ](?:dominated|bound|heavy|limited|overhead|gaps?)", r"how many (?:separate |distinct |individual |cuda |gpu )?(?:kernels?|launches|kernel launches)", r"count the kernel launches", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
                       r"launches per", r"kernels? (?:get )?launched per", r"separate kernels?", r"all (?:the )?launches",
                       r"kernels in the trace", r"extra (?:kernel|launch)e?s?", r"second (?:kernel|launch)",
                       r"launch count", r"one launch or", r"extra (?:[\w/]+ ){0,2}kernels?", r"kernels? around (?:yours|it|ours|the \w+)",
@@ -237,11 +240,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:overhead|gaps?|idle|idling|bubbles?|dead time) between kernels", r"gaps? between (?:the )?(?:launches|kernels|calls)",
                          r"(?:gpu|device) (?:is |sits? |sitting |stays? )?idl\w* between", r"cuda_api_sum", r"api (?:time|call time)s?",
                          r"cudalaunchkernel", r"launch (?:rate|throughput)",
+                         # round 14: a step dominated by launches, idle time in between
+                         r"launch[- ](?:dominated|heavy|limited)", r"idle (?:time )?in between",
                          # round 13: the kernels' time does not make the step's; the time outside them
                          r"(?:kernel (?:durations?|times?)|gpu (?:time|busy)) (?:don'?t|do not|doesn'?t|does not|never) (?:add|sum) up",
                          r"where(?:'s| is| does) the (?:rest|remaining time|missing time|other time)(?: of the (?:time|step|ms))? (?:going|go|spent)",
                          # the kernel got faster and the step did not: the time is outside the kernel
-                         r"end[- ]to[- ]end (?:\w+ ){0,2}(?:didn'?t|did not|doesn'?t|does not|hasn'?t|has not|won'?t|barely|never|not) (?:\w+ )?(?:move|moved|change|changed|improve|improved|budge|budged|drop|dropped)",
                          r"(?:is|isn'?t|was) (?:the |this |that |our |your )?kernel (?:even |actually |really |still )?the bottleneck",
                          r"kernel (?:is |isn'?t |was )?even the bottleneck",
                          r"(?:gpu|device) (?:is )?(?:actually |really )?busy (?:time|fraction|%|percent\w*|the whole time|all the time)",
@@ -280,7 +284,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"dynamic (?:shared|smem)", r"carve-?out", r"(?:kb|bytes) of (?:smem|shared|shmem)", r"(?:kernel\.)?metadata\.shared",
                    r"(?:shared memory|smem) (?:does|do|will) (?:the |it |this )?(?:\w+ )?(?:kernel )?(?:request|use|need|take|allocate)",
                    r"block limit (?:shared mem\w*|registers|smem|warps|blocks)", r"launch__occupancy\w*", r"launch stat\w*",
-                   r"limited by (?:smem|shared memory|regs|registers|block count)", r"(?:which|what) limiter")),
+                   r"limited by (?:smem|shared memory|regs|registers|block count)", r"(?:which|what) limiter",
+                   # round 14: warps live on each SM
+                   r"warps? (?:are |is )?(?:really |actually )?(?:live|alive|in flight) (?:on|per|in) (?:each |an? |every |the )?sm")),
     ("registers", (r"spill\w*", r"local[- ]memory", r"lmem", r"stack frame", r"stack size", r"regs? ?/ ?thread",
                    r"regs? per thread", r"registers? per thread", r"regi?s?t?e?r? count", r"local mem", r"pushed out to local",
                    r"xptxas", r"--?xptxas(?: -v)?", r"--?ptxas-options\S*", r"ptxas(?: -v| info| output| report\w*| says)?", r"maxrregcount", r"launch__registers\w*",
@@ -357,7 +363,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                             r"(?:dram|hbm|memory bandwidth) utili[sz]ation",
                             # rates in other units
                             r"gbps", r"tbps", r"gib/s", r"tib/s", r"memory sol",
-                            r"(?:giga|tera|mega)?bytes? ?(?:per|/) ?(?:second|sec|s)", r"(?:memory|bandwidth|hbm|dram) wall")),
+                            r"(?:giga|tera|mega)?bytes? ?(?:per|/) ?(?:second|sec|s)", r"(?:memory|bandwidth|hbm|dram) wall",
+                            # round 14: a share of the peak asked of a kernel said to be memory bound
+                            r"(?:memory|bandwidth|dram|hbm)[- ]bound[^?.!\n]{0,60}(?:fraction|share|percent|%|pct) of (?:the )?peak")),
     ("bound_type", (r"bound by (?:memory|compute|bandwidth|latency) or (?:by )?(?:memory|compute|bandwidth|latency)", r"(?:is|are) (?:it|this|that|the \w+|we|they) (?:\w+ )?(?:memory|compute|bandwidth|math|issue)[- ]bound",
                     r"(?:memory|compute|bandwidth|latency)[- ]bound or (?:memory|compute|bandwidth|latency)[- ]bound",
                     r"(?:memory|compute)[- ]bound or not", r"what (?:bounds|limits) (?:it|this|the kernel)", r"arithmetic intensity", r"operational intensity",
@@ -450,10 +458,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"set by the h\d00", r"how the kernel is built",
                       r"(?:limited|bound|capped|set) by the (?:hardware|gpu|chip) or (?:by )?(?:the|your) (?:design|kernel|code)", r"(?:gpu|hardware|chip) or (?:of )?(?:the|your) (?:kernel|code|design)")),
     ("divergence", (r"diverg\w*", r"branch efficiency", r"different paths", r"divergent branch\w*", r"branch_targets\w*",
-                    r"predicated[- ]off", r"inactive (?:threads|lanes)")),
+                    r"predicated[- ]off", r"inactive (?:threads|lanes)",
+                    # round 14: threads executed per warp instruction (ncu's thread utilisation)
+                    r"thread[_ ]inst[_ ]executed[_ ]per[_ ]inst[_ ]executed\w*", r"thread (?:util\w*|efficiency)",
+                    r"(?:avg|average|mean) (?:active )?threads (?:executed )?per (?:warp )?inst\w*")),
     ("barriers", (r"syncthreads", r"mbarrier\w*", r"__syncwarp", r"syncwarp", r"bar\.sync", r"named barriers?",
                   r"cluster\.sync", r"(?:block|cta|warp|grid|thread)[- ]level syncs?", r"syncs? per (?:tile|iteration|loop|step|block)", r"grid\.sync", r"fences?", r"membar")),
-    ("async_copy", (r"tma", r"cp\.async(?:\.bulk)?", r"ldgsts", r"utmaldg", r"bulk (?:copy|copies|load\w*)", r"async (?:copy|copies)",
+    ("async_copy", (r"tma", r"cp\.async(?:\.bulk)?", r"ldgsts", r"utmaldg", r"bulk (?:tensor )?(?:copy|copies|load\w*)", r"async (?:copy|copies)",
                     r"tensor memory accelerator", r"cutensormap\w*", r"tensor map")),
     # round 12: two streams' work running at once, or serialised
     ("overlap", (r"run(?:s|ning)? at the same time", r"seriali[sz]\w*", r"concurren(?:cy|t)(?! req\w*| users?| clients?| sequences?| curve)", 
@@ -470,7 +481,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"concurrent (?:kernels|launches|execution)", r"run concurrently")),
     ("transfers", (r"h2d", r"d2h", r"pcie", r"host[- ]to[- ]device", r"device[- ]to[- ]host", r"pinned memory",
                    r"(?:data )?transfers? (?:time|cost|overhead)", r"memcpy (?:from|to) (?:the )?host", r"cuda_gpu_mem_(?:time|size)_sum",
-                   r"how long (?:are|do|does) the (?:memcpys?|copies|transfers)", r"memcpys? (?:time|take|cost)")),
+                   r"how long (?:are|do|does) the (?:memcpys?|copies|transfers)", r"memcpys? (?:time|take|cost)",
+                   # round 14: the copy API by name (a device-to-device copy is the copy ceiling's), slang for transfers, the transfer part of a step
+                   r"(?<!d2d )(?<!device-to-device )(?<!device to device )cudamemcpy(?!devicetodevice)\w*", r"xfers?", r"htod", r"dtoh", r"transfer (?:part|step|phase|share)s?")),
     ("unrolling", (r"(?:is|was|did|does) (?:the |that |this )?(?:\w+ )?loop (?:get |got |being |been )?unrolled",
                    r"unrolled (?:or not|fully|by the compiler)", r"did (?:the compiler|nvcc|ptxas) unroll", r"pragma unroll (?:take|work|apply)")),
     ("tuning_config", (r"autotun\w*", r"which (?:config|configuration|tile size|block size) (?:did|does|was|is|won)",
@@ -479,7 +492,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        r"(?:chosen|selected|picked|winning) (?:[\w/]+ )?(?:config\w*|tiles?|tile sizes?|variants?|instantiations?|params|parameters|block sizes?)",
                        r"(?:config\w*|tiles?|variants?|instantiations?|params|parameters|entry) (?:did |does |was |were |is )?(?:won|wins|chosen|picked|selected)",
                        r"what tile(?: size)?", r"which (?:tile|variant|instantiation|kernel variant)s?", r"dispatch (?:heuristic|logic|table)",
-                       r"instantiations?")),
+                       r"instantiations?",
+                       # round 14: what the (auto)tuner picked or cached
+                       r"(?:auto-?)?tuner(?:'s)? (?:pick\w*|choice|cho\w+|select\w*|settl\w*|land\w*|cach\w*|result)")),
     ("block_clusters", (r"thread ?block clusters?", r"cluster (?:size|dims?|launch)", r"distributed shared memory", r"dsmem", r"multicast")),
     ("gpu_contention", (r"(?:anyone|anybody|someone|somebody) else(?:'?s)? (?:\w+ )?(?:on|using|running|sharing)",
                         r"(?:someone|somebody|some\w*) (?:else'?s? )?(?:jobs?|processes|training|stuff|work|runs?) (?:is |was |were )?(?:eating|using|running|hogging|on)",
@@ -488,7 +503,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"(?:box|node|gpu|card|machine|device) (?:is |was |wasn'?t |isn'?t |actually )*(?:busy|shared)(?! (?:time|fraction|%|percent\w*))",
                         r"busy with", r"(?:gpu )?util(?:i[sz]ation)? (?:right )?now", r"(?:gpu )?util(?:i[sz]ation)? rn",
                         r"(?:eating|hogging) (?:the )?(?:sms|vram|gpu|memory)",r"(?:anything|something|other (?:jobs?|processes|users|work)) (?:else )?(?:running )?on the (?:gpu|node|box|card)",
-                        r"exclusive (?:mode|access)", r"shared (?:gpu|node)", r"(?:gpu|node) (?:is )?(?:busy|shared|contended)(?! (?:time|fraction|%|percent\w*|the whole|all the))")),
+                        r"exclusive (?:mode|access)", r"shared (?:gpu|node)",
+                        # round 14: who else is on it, the compute processes listed, a job squatting on the card
+                        r"who(?:'s| is)? else(?:'s)? (?:is |was )?(?:\w+ )?(?:on|using|running|sharing)", r"compute (?:processes|procs|apps)",
+                        r"processes (?:running )?on (?:the |this )?(?:gpu|device|card|box|node)", r"(?:squatt|hogg|camp)\w* on (?:the |this )?(?:gpu|card|device|box|node)\w*", r"(?:gpu|node) (?:is )?(?:busy|shared|contended)(?! (?:time|fraction|%|percent\w*|the whole|all the))")),
     ("harness_integrity", (r"(?:touch|touched|modif\w+|edit\w*|chang\w+|alter\w*) (?:the |any )?(?:eval(?:uator)?|harness|checker|tests?|reference(?: implementation)?|scenario (?:list|file)s?)(?: files?| code| scripts?)?(?![\w-])",
                            r"git diff (?:of |on |for )?(?:the )?(?:eval\w*|harness|tests?)", r"files? (?:you|it) (?:weren'?t|were not|wasn'?t) (?:supposed|allowed) to",
                            r"(?:in|to) the (?:eval(?:uator)?|harness|checker|scorer|grader) (?:change|changed|get modified|got modified|modified|touched|edited)")),
@@ -499,7 +517,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"(?:between|from) the passing and the failing", r"show (?:me )?the diff", r"where correctness was still",
                    r"git diff(?! (?:of |on |for )?(?:the )?(?:eval\w*|harness|tests?))",
                    r"diff (?:it |this )?(?:against|since|between|vs\.?|from|with) (?:the )?[\w.]+ (?:commit|version|candidate|one|build|revision)",
-                   r"diff (?:the )?(?:current|new|this|latest) (?:kernel|version|code|candidate)",
+                   r"diff (?:the )?(?:current|new|this|latest) (?:kernel|version|code|candidate)(?!'s outputs?| outputs?)",
                    r"(?:the one|version|candidate|commit) that was (?:still )?(?:correct|passing|green|working|fast\w*)",
                    r"(?:what'?s|what is|anything) different (?:from|than|vs\.?|compared to)",
                    r"(?:lines|code) (?:you|u) (?:touched|changed|edited) since")),
@@ -517,7 +535,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("compile_time", (r"compile time", r"compilation time", r"build time", r"how long (?:does it|do they) take to (?:compile|build)",
                       r"jit (?:time|overhead|compil\w*)", r"how long (?:is|does) (?:the )?(?:compile|compilation|build|jit)\w*")),
     # round 12: sweeps over batch, concurrency and domain size
-    ("scaling", (r"sweep\w* (?:the )?(?:batch(?:es| sizes?)?|bs|concurrency|problem sizes?|sizes)\b", r"(?:tok(?:en)?s?/s|tokens per second|throughput|mlups?|mlup/s|gflops|gb/s|latency) (?:vs\.?|versus|against|across|over) (?:the )?(?:concurrency|batch(?: size)?|bs|n|problem size|sizes?)", r"curve (?:across|over|vs\.?) (?:n|sizes?|batch\w*|concurrency)", r"crossover", r"only (?:at |for |on |with )?(?:bs ?=? ?\d+|batch(?: size)? ?=? ?\d+|\d+\^\d)", r"what about (?:the )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:grids?|sizes?|batch\w*|problems?|domains?|matrices|n)\b", r"\d+\^\d,? \d+\^\d,? (?:and |& )?\d+\^\d", 
+    ("scaling", (r"sweep\w* (?:the )?(?:batch(?:es| sizes?)?|bs|concurrency|problem sizes?|sizes)\b", r"(?:tok(?:en)?s?/s|tokens per second|throughput|mlups?|mlup/s|gflops|gb/s|latency|qps|rps|req(?:uest)?s?/s|samples?/s(?:ec)?|images?/s|it/s) (?:vs\.?|versus|against|across|over) (?:the )?(?:concurrency|batch(?: size)?|bs|n|problem size|sizes?)", r"curve (?:across|over|vs\.?) (?:n|sizes?|batch\w*|concurrency)", r"crossover", r"only (?:at |for |on |with )?(?:bs ?=? ?\d+|batch(?: size)? ?=? ?\d+|\d+\^\d)", r"what about (?:the )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:grids?|sizes?|batch\w*|problems?|domains?|matrices|n)\b", r"\d+\^\d,? \d+\^\d,? (?:and |& )?\d+\^\d", 
                  r"(?:table|plot|chart|graph) of [^.;?]{0,60}?\bover (?:the )?(?:rows|cols|columns|sizes?|n|m|k|batch\w*|seq ?len\w*|lengths?|shapes?|tokens) \d",
                  r"(?:perf\w*|time|runtime|throughput|tflops|gb/s|bandwidth|latency|speed\w*|ms) (?:vs\.?|versus|against|as a function of) (?:n|size|sizes|batch(?: size)?|seq ?len\w*|problem size|rows|tokens|length|the size)",
                  r"(?:a |any |the )?cliff", r"where (?:it|perf\w*|the speedup|throughput) (?:falls|drops|tails) off",
@@ -534,6 +552,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"stops? (?:filling|saturating|occupying) the (?:machine|gpu|device|card|sms?)", r"small[- ]n (?:regime|case|range|end)",
                  r"(?:at|for|from) what (?:n|size|batch(?: size)?|problem size|length)\b",
                  r"\d+(?:\.\d+)?[kmb]?,? \d+(?:\.\d+)?[kmb]?,? (?:and|&|or) \d+(?:\.\d+)?[kmb]? (?:\w+ )?(?:edges|nodes|vertices|rows|elements|tokens|points|particles|pixels|keys|items|nnz)",
+                 # round 14: where the curve flattens, the win at another batch than the one tuned at
+                 r"where (?:does )?(?:it|perf\w*|throughput|the curve|the speedup|tput|qps) (?:plateau|flatline|flatten|level|top)\w*(?: off| out)?",
+                 r"(?:still )?(?:win|wins|hold|holds|ahead) (?:at|for|on|with) (?:batch(?: size)?|bs|n|size|seq ?len\w*) ?=? ?\d+", r"(?:batch|bs)(?: size)? ?=? ?\d+ only",
                  r"(?:at|on|for|to) (?:360|480|540|720|1080|1440|2160)p", r"\d{3,4}p (?:vs\.?|and|or) \d{3,4}p",
                  r"(?:what|how fast|how)(?: is|'s| does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}")),
     # -- is it right
@@ -551,11 +572,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"corner cases?", r"power-of-two", r"not divisible", r"non-power-of-(?:2|two)", r"not a power of (?:2|two)",
                      r"tail handling", r"boundary (?:check|tiles?|conditions?|handling)", r"garbage in the tail", r"in the tail",
                      r"odd (?:seq ?lens?|seq_lens?|sequence lengths?|batch(?:es| sizes?)?|widths?|hidden sizes?|head ?dims?|[nmk])",
-                     r"(?:lengths?|sizes?|seq ?lens?|seq_lens?|dims?|widths?|hidden sizes?) (?:of |like |such as |e\.g\.? )?(?:\d+, ?)*\d*[13579](?:, ?\d+)+",
+                     r"(?:lengths?|sizes?|seq ?lens?|seq_lens?|dims?|widths?|hidden sizes?) (?:of |like |such as |e\.g\.? )?(?:\d+, ?)*(?:\d+[13579]|[3579])(?:, ?\d+)+",
                      r"(?:are|is) (?:all |each |only )?(?:a )?powers? of (?:2|two)", r"(?:last|final|partial|trailing)[- ](?:tile|block|cta)s?(?! (?:count|size))",
+                     # round 14: shapes other than the one timed, the border of an image
+                     r"other shapes", r"border (?:pixels?|cases?|rows?|cols?|columns?|elements?|tiles?|blocks?|handling)",
                      r"uneven", r"leftover", r"weird (?:sizes|shapes)", r"prime (?:sizes|dims|lengths)", r"cleanup (?:loop|kernel)",
                      r"divide evenly", r"bounds? check\w*", r"odd (?:\w+ )?(?:sizes?|lengths?|shapes?|dims?|dimensions?)",
-                     r"(?:seqlen|seq_len|seq len|length|batch(?: size)?|rows?|cols?) (?:of )?1(?![\d.x])",
+                     r"(?:seqlen|seq_len|seq len|length|rows?|cols?) (?:of )?1(?![\d.x])",
                      r"(?:aren'?t|arent|not|isn'?t|isnt) (?:\w+ )?(?:tile[- ])?aligned", r"(?:seqlen|seq_len|n|m|k|d|hidden|dim|len) ?=? ?\d+ instead of \d+",
                      # an odd size given as the case to check ("seqlen=1 or s=2047", "N=4095 cols", "d=96 or n=1000")
                      r"(?:seqlen|seq_len|seq|len|length|s|n|m|k|d|hidden|cols|rows|dim|vocab) ?= ?\d*[13579]",
@@ -619,9 +642,15 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"bits of (?:precision|accuracy)", r"(?:correct|matching) bits",
                     r"error (?:distribution|histogram)",
                     # round 13: whether the output matches the reference at all (the terse error question)
-                    r"(?:does|do|did|will) (?:it|this|that|they|the (?:output|result)s?) (?:still )?match (?:the )?(?:torch|pytorch|reference|ref|numpy|cpu|eager|golden|fp32|fp64|naive)\b")),
+                    r"(?:does|do|did|will) (?:it|this|that|they|the (?:output|result)s?) (?:still )?match (?:the )?(?:torch|pytorch|reference|ref|numpy|cpu|eager|golden|fp32|fp64|naive)\b",
+                    # round 14: accuracy against a reference, the output diffed against one, the worst elements, mismatches counted,
+                    # whether the output is right at all
+                    r"accuracy (?:vs\.?|versus|against|compared (?:to|with)|relative to) (?:the |an? )?(?:ref\w*|golden|fp32|fp64|float64|double|torch|pytorch|cpu|numpy|baseline|eager)",
+                    r"diff (?:the |its |our |your )?(?:[\w']+ ){0,3}outputs? (?:against|vs\.?|versus|with|to) (?:the |a |an )?(?:ref\w*|torch|pytorch|golden|cpu|numpy|naive|fp32|fp64|eager|float64|double)",
+                    r"worst (?:\d+ |few |handful of )?(?:elements|entries|values|outputs|points|mismatches)", r"mismatch(?:ed)? (?:count|rate|fraction|percent\w*)",
+                    r"how (?:do|can|would) (?:we|you|i|u) know (?:that )?(?:the |its |our |your )?(?:outputs?|results?|answers?) (?:is|are|isn'?t|isnt|aren'?t|arent) (?:not )?(?:right|correct|valid|garbage|wrong|ok|sane)")),
     # round 12: outputs compared with a reference or golden implementation
-    ("correctness_run", (r"(?:vs\.?|versus|against|with|w/) (?:the |a |an )?(?:naive|reference|ref|python|pytorch|torch|cpu|serial|hf|numpy|scalar|eager)(?: \w+)? (?:impl\w*|version|golden|sampler|scan|code|path|output|result)s?", r"(?:pytorch|torch|python) golden", r"golden (?:outputs?|results?|ref\w*|model|values?)", r"line up (?:w/|with)", r"mismatch\w* (?:against|vs\.?|with) (?:the )?(?:hf|ref\w*|torch|pytorch|naive|golden)", r"(?:kernel|output|result|impl\w*|implementation)s? (?:is |are )?correct\?", r"(?:check|test|verify|compare)\w* (?:it|this|that|them) (?:vs\.?|against|with) (?:the )?ref(?:erence)?\b", 
+    ("correctness_run", (r"(?:vs\.?|versus|against|with|w/) (?:the |a |an )?(?:naive|reference|ref|python|pytorch|torch|cpu|serial|hf|numpy|scalar|eager)(?: \w+)? (?:impl\w*|version|golden|sampler|scan|code|path|output|result)s?", r"(?:pytorch|torch|python|numpy|cpu) golden", r"golden (?:outputs?|results?|ref\w*|model|values?|comparison|compare|check|test|diff)", r"line up (?:w/|with)", r"mismatch\w* (?:against|vs\.?|with) (?:the )?(?:hf|ref\w*|torch|pytorch|naive|golden)", r"(?:kernel|output|result|impl\w*|implementation)s? (?:is |are )?correct\?", r"(?:check|test|verify|compare)\w* (?:it|this|that|them) (?:vs\.?|against|with) (?:the )?ref(?:erence)?\b", 
                          r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
                          r"(?:validat|verif|check)\w* (?:\w+ )?(?:vs\.?|against) (?:the )?reference", r"accuracy (?:sweep|check|test)s?",
                          r"run (?:the )?correctness", r"correctness on",
@@ -681,7 +710,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("flaky_failures", (# round 13: the failing test looped N times, each failure logged with its seed, the rate it fails at
                         r"(?:loop|rerun|re-run|run)\w* (?:the |that |this )?(?:\w+ ){0,3}(?:test|case)s? (?:in a loop )?(?:\d+ ?x|\d+ times)",
                         r"(?:log|record|count|list)\w* (?:every|each|all the) fail\w*", r"fail(?:ure)? (?:count|rate|frequency)", r"repro(?:duction)? rate",
-                        r"(?:does|did|will|can) (?:it|this|that) repro\w*(?! (?:the )?(?:speed|gain|win))", r"is (?:it|this|that) a race", r"how (?:often|oft) (?:does |did |do )?(?:it |this |that |the test )?(?:fail|mismatch|break|repro|happen)\w*", r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several )?(?:hundred|thousand|\d{3,})(?: ?x| times)?", r"(?:mismatch\w*|wrong (?:element|value|output|answer)s?|failures?)\b[^?!]{0,60}\brepeat(?:ed)? runs?", 
+                        r"(?:does|did|will|can) (?:it|this|that) repro\w*(?! (?:the )?(?:speed|gain|win))", r"is (?:it|this|that) a race", r"how (?:often|oft) (?:does |did |do )?(?:it |this |that |the test )?(?:fail|mismatch|break|repro|happen)\w*", r"(?:mismatch\w*|wrong (?:element|value|output|answer)s?|failures?)\b[^?!]{0,60}\brepeat(?:ed)? runs?", 
                         r"flak(?:y|iness|ier|ily|e|es|ed)(?![\d\w])", r"heisenbugs?", r"intermittent failure",
                         r"(?:intermittent|sporadic)(?:ally|ly)? (?:fail\w*|errors?|mismatch\w*|crash\w*|wrong|bad|nans?|bugs?|hangs?|test failures?)",
                         r"(?:fails?|failed|failing|passes|passed) (?:only )?(?:once|sometimes|occasionally|randomly|intermittently|now and then|every so often|some of the time|\d+ (?:times )?(?:in|out of) \d+)",
