@@ -202,15 +202,16 @@ SENSES: tuple[tuple[str, str], ...] = (
     # a check against torch's kernel is a correctness run against the reference, not a library timed
     (r"\b(?:check|verify|validate)\w*(?: \w+){0,2} (?:vs\.?|against|with) (?:the )?(?:torch|pytorch|eager)(?:'s)? (?:sdpa|reference|ref|implementation|version|output)\b"
      r"(?! ?(?:speed|time|timing|perf\w*|latency|throughput|runtime))", "checked against the reference"),
-    # round 14: traffic going out to DRAM is what misses the L2, not a bandwidth asked for
-    (r"\b(?:going|goes|go|went|gone) (?:all the way )?(?:out )?to (?:the )?(?:hbm\w*|dram|device memory|global memory)\b", "going out to dram"),
+    # round 14: traffic going out to DRAM instead (of the cache) is what misses the L2, not a bandwidth asked for
+    (r"\b(?:vs\.?|versus|or|instead of|rather than) (?:going|goes|go|went|gone) (?:all the way )?(?:out )?to (?:the )?(?:hbm\w*|dram|device memory|global memory)\b",
+     "vs going out to dram"),
     # a swizzle said to help the cache's reuse orders the blocks (L2), it is not the shared memory swizzle
-    (r"\b(?:tile |block |cta )?swizzl\w*(?=[^.?!\n]{0,40}\b(?:cache|l2) (?:reuse|locality|hits?|hit rate))", "block rasterization"),
+    (r"\b(?:tile swizzl|block swizzl|cta swizzl|swizzl)\w*(?=[^.?!\n]{0,40}\b(?:cache|l2) (?:reuse|locality|hits?|hit rate))", "block rasterization"),
     # a tuner that "converged" picked a config; it is not a solver's convergence
-    (r"\b(tuner|autotuner|autotun\w*|tuning|search)(?: \w+)? converged\b", r"\1 picked"),
+    (r"\b(?:tuner|autotuner|autotun\w*|tuning|search)(?: \w+)? converged\b", "autotuner picked"),
     # masked tails are the tail tiles of an odd size (not an attention mask), and a cliff on them is theirs, not a size curve's
     (r"\bmasked (?:tails?|remainders?|edges?|boundar(?:y|ies)|last tiles?|tail tiles?)\b", "tail tiles"),
-    (r"\b(?:falls? off (?:a |the )?|a |any )?cliff (?=(?:on|at|for|in|with) (?:the )?(?:tail|odd|ragged|prime|non|unaligned|partial|awkward|remainder))",
+    (r"\b(?:falls? off (?:a |the )?cliff|a cliff|any cliff|cliff) (?=(?:on|at|for|in|with) (?:the )?(?:tail|odd|ragged|prime|non|unaligned|partial|awkward|remainder))",
      "slowdown "),
     # dram bytes per second (ncu's .per_second) are the achieved bandwidth
     (r"\bdram__bytes[\w.]*\.per_second\b", "dram throughput"),
@@ -219,13 +220,15 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\bsaturat\w* (?:the )?(hbm\w*|dram|memory bandwidth|memory bus|bandwidth)\b", r"using all the \1 bandwidth"),
     # where a kernel sits on the roofline is which side of the ridge it lands (the bound type); a claim that it is at the
     # roofline, or its point against both roofs, stays the distance to the floor
-    (r"\bwhere(?: (?:is it|is this|is that|are we|is the kernel|it is|does it (?:sit|land|fall|lie)|do we (?:sit|land|fall|lie)|"
-     r"it (?:sits|lands|falls|lies)))? on the roofline\b(?![^.?!\n]{0,40}\broofs\b)", "which side of the ridge"),
-    (r"\b(?:rough |approximate )?(?:roofline placement|placement on the roofline|position on the roofline|roofline position)\b",
+    (r"\bwhere(?: (?:is|are|does|do)(?: (?:it|this|that|we|the [\w-]+|our [\w-]+|your [\w-]+))?(?: (?:sit|land|fall|lie))?"
+     r"| it (?:is|sits|lands|falls|lies))? on the roofline\b(?![^.?!\n]{0,40}\broofs\b)", "which side of the ridge"),
+    (r"\b(?:roofline placement|placement on the roofline|position on the roofline|roofline position)\b",
      "which side of the ridge"),
+    # an instruction or flop count against the DRAM bytes is the arithmetic intensity (not the traffic, nor the FMA pipe)
+    (r"\b(?:ffma|fma|flop|hmma|inst\w*)(?: inst\w*)?(?: counts?)? (?:vs\.?|/|over|per) (?:dram__bytes\w*|dram bytes|bytes)", "arithmetic intensity"),
     # the output compared with the old version's: the old version is the reference of a correctness check
-    (r"(\b(?:outputs?|results?)\b[^.!\n]{0,60}?\bcompar\w* (?:it|them|that) )(?:to|against|with) (?:the )?(?:old|previous|last|prior) "
-     r"(?:version|build|kernel|impl\w*|code)\b", r"\1against the reference"),
+    *((rf"\b{w}(s?\b[^.!\n]{{0,60}}?\bcompar\w* (?:it|them|that) )(?:to|against|with) (?:the )?(?:old|previous|last|prior) "
+       r"(?:version|build|kernel|impl\w*|code)\b", rf"{w}\1against the reference") for w in ("output", "result")),
 )
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
@@ -290,7 +293,7 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # a percentile is the latency distribution's, unless it is the statistic of a timing loop over reps
     ("latency_tail", (r"p(?:50|90|95|99|999)(?:\.\d)?",), r"\breps\b|repetitions|single shot|warm-?ups?|timed iter|cuda ?event|chrono|timer|median|stdev|jitter|timings|spread|variance|noise|stable"),
     # round 14: a run looped hundreds of times is a failure's repro rate, unless the loop's timings are what is asked
-    ("flaky_failures", (r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several )?(?:hundred|thousand|\d{3,})(?: ?x| times)?",),
+    ("flaky_failures", (r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several |a )?(?:hundred|thousand|\d{3,})(?: ?x| times)?",),
      r"median|\bmean\b|\bavg\b|average|\bp\d\d|\bstd|spread|varian|noise|timing|warm-?up|\bgain|speedup|faster|slower|\bbench|\bms\b|\bus\b"),
     # the kernel got faster and the step did not: the time is outside the kernel (launch overhead), unless the
     # transfers are named as where it went
@@ -354,11 +357,14 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("overlap", frozenset({"sass_dump"}), None),
     # round 14: the warp-state section read for thread utilisation is a divergence question; the time of the copies
     # taken apart from the compute, their rate in GB/s, are the transfers'; nsys's summary read for the launch API's
-    # time against the kernels' is where the launch overhead is read
+    # time against the kernels', or for the whole application's change, is where it is read
     ("stall_reasons", frozenset({"divergence"}), None),
     ("phase_cost", frozenset({"transfers"}), None),
     ("bandwidth_achieved", frozenset({"transfers"}), None),
-    ("kernel_breakdown", frozenset({"launch_overhead"}), None),
+    ("kernel_breakdown", frozenset({"launch_overhead", "end_to_end"}), None),
+    # the steps a whole application's time includes (its copies, its pipeline) are that time's scope
+    ("overlap", frozenset({"end_to_end"}), None),
+    ("transfers", frozenset({"end_to_end"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

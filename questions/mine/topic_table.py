@@ -74,7 +74,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("timer", (r"(?:was|were|is|are) (?:the |it |they )?(?:\w+ )?warmed up", r"first[- ]launch (?:overhead|cost|module load)", r"module load(?:ing)?", r"n_iters|n_reps|num_iters", r"(?:share|show|post|paste) (?:me )?the (?:bench(?:mark)? )?harness", 
                r"cuda ?events?", r"timing harness", r"how(?:'d| do| did| does| is| was| are| r)? (?:exactly )?(?:you|u|ya|it|the \w+) (?:time|timed|timing|measure|measured|measuring)",
                r"what (?:are|is) (?:you|it|the harness) timing", r"timing the same thing", r"timer", r"cudaeventelapsedtime",
-               r"cudaeventrecord", r"wall time", r"perf_counter", r"do_bench", r"triton\.testing", r"timing (?:loop|method\w*)",
+               r"cudaeventrecord", r"(?<!of )wall time", r"perf_counter", r"do_bench", r"triton\.testing", r"timing (?:loop|method\w*)",
                r"how many (?:reps|repetitions|timed iterations|warm-?up iterations)", r"cudadevicesynchronize", r"host syncs?",
                r"synchroni[sz]\w* (?:inside|in|within) the (?:timed|timing) (?:region|loop)", r"sync(?:hroni[sz]e)? (?:before|after) (?:the )?(?:timer|timing|launch)",
                r"torch\.cuda\.synchronize", r"how (?:exactly |precisely |actually )?(?:is|was|are|were) (?:the )?(?:time|timing|runtime|kernel time|it|they|that|this|those|these|the \w+|(?:those|these|the|your|ur) (?:numbers?|timings?|figures?|results?)) (?:timed|measured)", r"stop the timer", r"timer code", r"measurement (?:setup|method\w*|procedure|loop|code)",
@@ -365,7 +365,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                             r"gbps", r"tbps", r"gib/s", r"tib/s", r"memory sol",
                             r"(?:giga|tera|mega)?bytes? ?(?:per|/) ?(?:second|sec|s)", r"(?:memory|bandwidth|hbm|dram) wall",
                             # round 14: a share of the peak asked of a kernel said to be memory bound
-                            r"(?:memory|bandwidth|dram|hbm)[- ]bound[^?.!\n]{0,60}(?:fraction|share|percent|%|pct) of (?:the )?peak")),
+                            r"(?:memory|bandwidth|dram|hbm)[- ]bound[^?.!\n]{0,60}(?:fraction|share|percent|%|pct) of (?:the )?peak(?! ?(?:flops|tflops|compute|math|tensor))")),
     ("bound_type", (r"bound by (?:memory|compute|bandwidth|latency) or (?:by )?(?:memory|compute|bandwidth|latency)", r"(?:is|are) (?:it|this|that|the \w+|we|they) (?:\w+ )?(?:memory|compute|bandwidth|math|issue)[- ]bound",
                     r"(?:memory|compute|bandwidth|latency)[- ]bound or (?:memory|compute|bandwidth|latency)[- ]bound",
                     r"(?:memory|compute)[- ]bound or not", r"what (?:bounds|limits) (?:it|this|the kernel)", r"arithmetic intensity", r"operational intensity",
@@ -397,7 +397,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the instructions a kernel executes (a measurement) ...
     ("instruction_mix", (r"instruction mix", r"instr mix", r"issued instructions", r"instructions? (?:count|mix|show up|emitted)",
                          r"what instructions", r"which (?:\w+ )?instructions (?:show up|are (?:emitted|there|used))",
-                         r"utmaldg", r"ldgsts", r"ld\.global\.nc", r"compiles? (?:down )?to",
+                         r"ld\.global\.nc", r"compiles? (?:down )?to",
                          r"(?:what does|what do) (?:the compiler|nvcc|ptxas) emit", r"instructions per (?:iteration|loop|step)",
                          r"count the instructions", r"how many (?:\w+ )?instructions",
                          r"instruction stat\w*", r"(?:what'?s|what is) the (?:instruction )?mix", r"sass_inst\w*", r"smsp__sass\w*",
@@ -460,7 +460,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("divergence", (r"diverg\w*", r"branch efficiency", r"different paths", r"divergent branch\w*", r"branch_targets\w*",
                     r"predicated[- ]off", r"inactive (?:threads|lanes)",
                     # round 14: threads executed per warp instruction (ncu's thread utilisation)
-                    r"thread[_ ]inst[_ ]executed[_ ]per[_ ]inst[_ ]executed\w*", r"thread (?:util\w*|efficiency)",
+                    r"thread[_ ]inst[_ ]executed[_ ]per[_ ]inst[_ ]executed\w*", r"(?<!cpu )(?<!host )thread (?:util\w*|efficiency)",
                     r"(?:avg|average|mean) (?:active )?threads (?:executed )?per (?:warp )?inst\w*")),
     ("barriers", (r"syncthreads", r"mbarrier\w*", r"__syncwarp", r"syncwarp", r"bar\.sync", r"named barriers?",
                   r"cluster\.sync", r"(?:block|cta|warp|grid|thread)[- ]level syncs?", r"syncs? per (?:tile|iteration|loop|step|block)", r"grid\.sync", r"fences?", r"membar")),
@@ -494,7 +494,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        r"what tile(?: size)?", r"which (?:tile|variant|instantiation|kernel variant)s?", r"dispatch (?:heuristic|logic|table)",
                        r"instantiations?",
                        # round 14: what the (auto)tuner picked or cached
-                       r"(?:auto-?)?tuner(?:'s)? (?:pick\w*|choice|cho\w+|select\w*|settl\w*|land\w*|cach\w*|result)")),
+                       r"(?:autotuner|auto-tuner|tuner)(?:'s)? (?:pick\w*|choice|cho\w+|select\w*|settl\w*|land\w*|cach\w*|result)")),
     ("block_clusters", (r"thread ?block clusters?", r"cluster (?:size|dims?|launch)", r"distributed shared memory", r"dsmem", r"multicast")),
     ("gpu_contention", (r"(?:anyone|anybody|someone|somebody) else(?:'?s)? (?:\w+ )?(?:on|using|running|sharing)",
                         r"(?:someone|somebody|some\w*) (?:else'?s? )?(?:jobs?|processes|training|stuff|work|runs?) (?:is |was |were )?(?:eating|using|running|hogging|on)",
@@ -505,7 +505,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"(?:eating|hogging) (?:the )?(?:sms|vram|gpu|memory)",r"(?:anything|something|other (?:jobs?|processes|users|work)) (?:else )?(?:running )?on the (?:gpu|node|box|card)",
                         r"exclusive (?:mode|access)", r"shared (?:gpu|node)",
                         # round 14: who else is on it, the compute processes listed, a job squatting on the card
-                        r"who(?:'s| is)? else(?:'s)? (?:is |was )?(?:\w+ )?(?:on|using|running|sharing)", r"compute (?:processes|procs|apps)",
+                        r"who(?:'s| is)? else(?:'s)? (?:is |was )?(?:\w+ )?(?:on|using|running|sharing)(?: \w+){0,2}? (?:the |this |that )?(?:gpu|card|device|box|node|machine|sms?)\w*", r"compute (?:processes|procs|apps)",
                         r"processes (?:running )?on (?:the |this )?(?:gpu|device|card|box|node)", r"(?:squatt|hogg|camp)\w* on (?:the |this )?(?:gpu|card|device|box|node)\w*", r"(?:gpu|node) (?:is )?(?:busy|shared|contended)(?! (?:time|fraction|%|percent\w*|the whole|all the))")),
     ("harness_integrity", (r"(?:touch|touched|modif\w+|edit\w*|chang\w+|alter\w*) (?:the |any )?(?:eval(?:uator)?|harness|checker|tests?|reference(?: implementation)?|scenario (?:list|file)s?)(?: files?| code| scripts?)?(?![\w-])",
                            r"git diff (?:of |on |for )?(?:the )?(?:eval\w*|harness|tests?)", r"files? (?:you|it) (?:weren'?t|were not|wasn'?t) (?:supposed|allowed) to",
@@ -554,7 +554,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"\d+(?:\.\d+)?[kmb]?,? \d+(?:\.\d+)?[kmb]?,? (?:and|&|or) \d+(?:\.\d+)?[kmb]? (?:\w+ )?(?:edges|nodes|vertices|rows|elements|tokens|points|particles|pixels|keys|items|nnz)",
                  # round 14: where the curve flattens, the win at another batch than the one tuned at
                  r"where (?:does )?(?:it|perf\w*|throughput|the curve|the speedup|tput|qps) (?:plateau|flatline|flatten|level|top)\w*(?: off| out)?",
-                 r"(?:still )?(?:win|wins|hold|holds|ahead) (?:at|for|on|with) (?:batch(?: size)?|bs|n|size|seq ?len\w*) ?=? ?\d+", r"(?:batch|bs)(?: size)? ?=? ?\d+ only",
+                 r"(?:win|wins|hold|holds|ahead) (?:at|for|on|with) (?:batch(?: size)?|bs|n|size|seq ?len\w*) ?=? ?\d+", r"(?:batch|bs)(?: size)? ?=? ?\d+ only",
                  r"(?:at|on|for|to) (?:360|480|540|720|1080|1440|2160)p", r"\d{3,4}p (?:vs\.?|and|or) \d{3,4}p",
                  r"(?:what|how fast|how)(?: is|'s| does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}")),
     # -- is it right
@@ -574,8 +574,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"odd (?:seq ?lens?|seq_lens?|sequence lengths?|batch(?:es| sizes?)?|widths?|hidden sizes?|head ?dims?|[nmk])",
                      r"(?:lengths?|sizes?|seq ?lens?|seq_lens?|dims?|widths?|hidden sizes?) (?:of |like |such as |e\.g\.? )?(?:\d+, ?)*(?:\d+[13579]|[3579])(?:, ?\d+)+",
                      r"(?:are|is) (?:all |each |only )?(?:a )?powers? of (?:2|two)", r"(?:last|final|partial|trailing)[- ](?:tile|block|cta)s?(?! (?:count|size))",
-                     # round 14: shapes other than the one timed, the border of an image
-                     r"other shapes", r"border (?:pixels?|cases?|rows?|cols?|columns?|elements?|tiles?|blocks?|handling)",
+                     # round 14: shapes other than the one timed (a kernel tuned to that one shape), the border of an image
+                     r"other shapes", r"(?:tuned|overfit\w*|speciali[sz]ed) (?:to|for|on) (?:that |this |the |just |only )?(?:one|single|a single) (?:shape|size|case)", r"border (?:pixels?|cases?|rows?|cols?|columns?|elements?|tiles?|blocks?|handling)",
                      r"uneven", r"leftover", r"weird (?:sizes|shapes)", r"prime (?:sizes|dims|lengths)", r"cleanup (?:loop|kernel)",
                      r"divide evenly", r"bounds? check\w*", r"odd (?:\w+ )?(?:sizes?|lengths?|shapes?|dims?|dimensions?)",
                      r"(?:seqlen|seq_len|seq len|length|rows?|cols?) (?:of )?1(?![\d.x])",
@@ -647,7 +647,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     # whether the output is right at all
                     r"accuracy (?:vs\.?|versus|against|compared (?:to|with)|relative to) (?:the |an? )?(?:ref\w*|golden|fp32|fp64|float64|double|torch|pytorch|cpu|numpy|baseline|eager)",
                     r"diff (?:the |its |our |your )?(?:[\w']+ ){0,3}outputs? (?:against|vs\.?|versus|with|to) (?:the |a |an )?(?:ref\w*|torch|pytorch|golden|cpu|numpy|naive|fp32|fp64|eager|float64|double)",
-                    r"worst (?:\d+ |few |handful of )?(?:elements|entries|values|outputs|points|mismatches)", r"mismatch(?:ed)? (?:count|rate|fraction|percent\w*)",
+                    r"worst (?:\d+ |few |handful of )?(?:elements|entries|outputs|mismatches)",
+                    r"mismatch(?:ed)? (?:count|rate|fraction|percent\w*)(?![^?.!\n]{0,30}\b(?:runs|calls|launches|reruns|repeats|iterations)\b)",
                     r"how (?:do|can|would) (?:we|you|i|u) know (?:that )?(?:the |its |our |your )?(?:outputs?|results?|answers?) (?:is|are|isn'?t|isnt|aren'?t|arent) (?:not )?(?:right|correct|valid|garbage|wrong|ok|sane)")),
     # round 12: outputs compared with a reference or golden implementation
     ("correctness_run", (r"(?:vs\.?|versus|against|with|w/) (?:the |a |an )?(?:naive|reference|ref|python|pytorch|torch|cpu|serial|hf|numpy|scalar|eager)(?: \w+)? (?:impl\w*|version|golden|sampler|scan|code|path|output|result)s?", r"(?:pytorch|torch|python|numpy|cpu) golden", r"golden (?:outputs?|results?|ref\w*|model|values?|comparison|compare|check|test|diff)", r"line up (?:w/|with)", r"mismatch\w* (?:against|vs\.?|with) (?:the )?(?:hf|ref\w*|torch|pytorch|naive|golden)", r"(?:kernel|output|result|impl\w*|implementation)s? (?:is |are )?correct\?", r"(?:check|test|verify|compare)\w* (?:it|this|that|them) (?:vs\.?|against|with) (?:the )?ref(?:erence)?\b", 

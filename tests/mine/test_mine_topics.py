@@ -55,7 +55,7 @@ def test_near_words_do_not_name_another_topic(text, topic):
     ("launch__registers_per_thread for the new build?", "registers"),
     ("what does nvcc --resource-usage print for it", "registers"),
     ("did the compiler emit LDG.E.128 or are the loads still scalar", "vector_loads"),
-    ("is UTMALDG in the sass or is it still plain LDG", "instruction_mix"),
+    ("is UTMALDG in the sass or is it still plain LDG", "async_copy"),  # TMA's instruction names the copy path (round 14)
     ("does compute-sanitizer --tool racecheck come back clean", "memory_safety"),
     ("nsys cuda_gpu_kern_sum: which kernel takes most of the call", "kernel_breakdown"),
     ("what does the dcgm / nvidia-smi say the sm freq is during the loop", "clocks"),
@@ -621,4 +621,105 @@ def test_round_13_vocabulary_names_its_measurement(text, topic):
     ("is there garbage in the tail of the last tile?", "nan_inf"),
 ])
 def test_round_13_words_do_not_name_a_measurement_in_another_sense(text, topic):
+    assert topic not in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # round 14: written from the domain, not the planted askings
+    ("is the card clocking itself down under load?", "clocks"),
+    ("what's the cv on the runtime over 30 reps", "noise"),
+    ("is the decode step launch-dominated?", "launch_overhead"),
+    ("count the kernels per step and the idle time in between", "launch_overhead"),
+    ("nsys timeline pls, is the forward still launch bound?", "launch_count"),
+    ("how many warps are live per SM on the gather?", "occupancy"),
+    ("you call it memory-bound, what share of peak does ncu show?", "bandwidth_achieved"),
+    ("do the bulk tensor loads show up in the sass?", "async_copy"),
+    ("grep for LDGSTS in the sass of the pipelined gemm", "async_copy"),
+    ("what's the thread utilization on the branchy probe loop?", "divergence"),
+    ("smsp__thread_inst_executed_per_inst_executed.ratio for the hash join", "divergence"),
+    ("how long do the cudaMemcpyAsync calls take per batch", "transfers"),
+    ("xfer time for the weights on each step?", "transfers"),
+    ("dtoh copy of the logits, how long?", "transfers"),
+    ("who else is using the GPU at the moment?", "gpu_contention"),
+    ("list the compute processes before you bench", "gpu_contention"),
+    ("is some training job squatting on gpu3?", "gpu_contention"),
+    ("nvidia-smi --query-compute-apps before the run pls", "gpu_contention"),
+    ("qps vs batch size plot please", "scaling"),
+    ("where does throughput plateau as the batch grows?", "scaling"),
+    ("does it still win at batch 2?", "scaling"),
+    ("you measured batch 64 only, what about the rest?", "scaling"),
+    ("sweep batch 1, 2, 4, 8 and chart where it saturates", "scaling"),
+    ("numbers on other shapes pls", "edge_shapes"),
+    ("how do we know it's not overfit to a single shape?", "edge_shapes"),
+    ("check the border pixels of the blur output", "edge_shapes"),
+    ("timing on the masked remainder tiles?", "edge_shapes"),
+    ("accuracy against the fp64 reference?", "error_size"),
+    ("diff its outputs against numpy and print stats", "error_size"),
+    ("list the worst 5 entries vs the reference", "error_size"),
+    ("mismatch count vs golden?", "error_size"),
+    ("how do we know the results are right?", "error_size"),
+    ("did the numpy golden check pass?", "correctness_run"),
+    ("run a golden comparison on the new path", "correctness_run"),
+    ("the tuner's choice for small M?", "tuning_config"),
+    ("the search converged on 64x64, is that what's cached?", "tuning_config"),
+    ("what fraction of loads is served by l2 vs going out to dram?", "l2_hit"),
+    ("did the block swizzle improve l2 locality?", "l2_hit"),
+    ("dram__bytes_read.sum.per_second on the norm kernel?", "bandwidth_achieved"),
+    ("are we saturating dram on the copy?", "bandwidth_achieved"),
+    ("where does the conv sit on the roofline?", "bound_type"),
+    ("roofline position of the scan kernel?", "bound_type"),
+    ("fma count over dram bytes for the stencil?", "bound_type"),
+    ("are the results sane? compare them to the previous build", "correctness_run"),
+    ("loop it a thousand times, does the assert ever fire?", "flaky_failures"),
+    ("end to end didn't move at all, where does the time go", "launch_overhead"),
+    ("e2e didn't budge, did you time the pcie copies?", "transfers"),
+    ("warp state section: what's the thread utilisation?", "divergence"),
+    ("time the h2d copies separately from the kernel", "transfers"),
+    ("fps end to end for the whole decode pipeline incl. h2d", "end_to_end"),
+    ("is the timing wall time or cuda events?", "timer"),
+])
+def test_round_14_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # a run looped for its statistics is a timing's spread, not a failure's repro rate
+    ("run it 500 times and give me the median and p90", "flaky_failures"),
+    # variable-length inputs do not vary between runs
+    ("variable-length sequences, is the loop divergent?", "noise"),
+    # batch 1 is a setting (decode), not an edge shape; a power-of-two sweep that starts at 1 is not odd sizes
+    ("decode at batch 1, what are the top stalls?", "edge_shapes"),
+    ("sweep sizes 1, 8, 64, 512 and plot tokens/s", "edge_shapes"),
+    # a kernel's output diffed against a reference is its error, not the code changed
+    ("diff the new kernel's output against the fp32 ref", "code_diff"),
+    # a tile tuned for the shape at hand is the config, not other shapes
+    ("which block size is tuned for this shape?", "edge_shapes"),
+    # bytes going to HBM are traffic; only "vs going to dram" (against the cache) is the L2's
+    ("how many bytes are going to hbm per token?", "l2_hit"),
+    # a swizzle that removes conflicts is shared memory's; a solver converging is convergence; masked causal rows are masking
+    ("did the swizzle kill the bank conflicts?", "l2_hit"),
+    ("has the cg solver converged after 50 iterations?", "tuning_config"),
+    ("are masked rows in the causal tile handled?", "edge_shapes"),
+    # a value saturating at the fp8 max is a range question, not a bandwidth; the claim "at the roofline" is the floor's
+    ("does the fp8 cast saturate at 448?", "bandwidth_achieved"),
+    ("prove it's on the roofline", "bound_type"),
+    # the old version's timing compared is a regression, not a correctness check
+    ("compare it to the old version's timing", "correctness_run"),
+    # the host's threads are not a warp's lanes; a question about a helper function is not about the GPU
+    ("cpu thread utilization of the dataloader?", "divergence"),
+    ("who else is using this helper function?", "gpu_contention"),
+    # mismatches over repeated runs are a flaky failure or determinism, not an error size
+    ("mismatch rate over 100 reruns of the same seed?", "error_size"),
+    # a device-to-device memcpy is the copy ceiling, not a host transfer
+    ("time a d2d cudaMemcpy of the same bytes", "transfers"),
+    # the share of the step's wall time is the whole application's, not the timer
+    ("what share of wall time is the softmax in one step?", "timer"),
+    # nsys's summary read for the launch API's time, or for the whole app, is where it is read
+    ("nsys stats: cudaLaunchKernel time vs kernel time?", "kernel_breakdown"),
+    # a memory-bound kernel asked for its share of the flop peak is the compute peak's
+    ("it's memory bound, so what fraction of peak flops is left?", "bandwidth_achieved"),
+    # TMA's instruction is the copy path, not the instruction mix
+    ("grep the sass for UTMALDG", "instruction_mix"),
+])
+def test_round_14_words_do_not_name_a_measurement_in_another_sense(text, topic):
     assert topic not in topics(text), (text, topics(text))
