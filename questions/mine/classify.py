@@ -61,6 +61,12 @@ _AUX_Q = rx(r"^(?:(?:u|you|ya)(?=\s+sure\b)|r(?=\s+(?:u|you|we|they)\b)|is|are|w
 # "might be in the docs", "should have checked": a modal with no subject is a statement
 _AUX_NOT_Q = rx(r"^\w+\s+(?:be|been|being|have|not|also|just|probably|need|needs|to|go|do|get|work|help)\b|"
                 r"^have\s+(?:a\s+(?:look|go|try|think|read|peek|quick look)|fun)\b")
+#: "have the warp read along the rows": a causative order, unless asked ("have the numbers changed?")
+_HAVE_DO = rx(r"^ha(?:ve|s|d)\s+(?!(?:you|u|we|they|i|ya|he|she|it|there)\b)")
+#: a value asked for: a suspicion said after it is what the measurement tests ("what's gpu time vs host
+#: time per call? i suspect the launch dominates"), not a cause handed over
+_WH_VALUE = rx(r"^(?:what'?s|whats|what\s+(?:is|are|was|were)|how\s+(?:much|many|long|fast|close|big|often))\b"
+               r"(?![^?]{0,30}\b(?:caus\w*|wrong|the\s+(?:problem|issue|reason|cause|fix))\b)")
 _CAN_Q = rx(r"^(?:can|could|cannot|can't|couldn't)\s+(?!you\b|u\b|we\b|ya\b)\w")
 # "do we ...", "do the loads coalesce": a question; "do a git diff", "do it", "do the same": an order
 _DO_Q = rx(r"^(?:do|(?:don't|dont)(?=\s+(?:we|you|they|i|he|she|it|these|those)\b))\s+"
@@ -220,7 +226,7 @@ _LEADING_BETTER = rx(r"^(?:would\s+(?:a|an|the|using|switching|moving|fusing)\b[
                      r"[^?]{0,60}\bjust\s+(?!(?:to|as|like|in case|now|checking|asking|wondering|curious)\b)\w|"
                      r"[^?]{0,60}\b(?:fixed|solved|handled|avoided|hidden|covered)\s+by\b|[^.?!]{0,60}\b"
                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|"
-                     r"beat|beats|outperform\w*|win)\b|"
+                     r"beat|beats|outperform\w*|win)\b|[^.?!]{0,120}\b(?:made|meant|designed|built)\s+for\b|"
                      r"[^?]{0,80}\bbecause\b|[^?]{0,140}\b(?:instead of|rather than)\b|[^?]{0,140}\bmake\s+(?:it|this|that|them|the\s+[\w-]+)\s+(?:much\s+|more\s+|a\s+lot\s+)?"
                      r"(?:reproducible|deterministic|faster|cheaper|simpler|stable|safe|correct|coalesced|cache[- ]friendly|\w+able)\b|"
                      r"\s+(?!(?:being|going|anything|something|nothing|everything|thing|string)\b)[a-z]+ing\s+(?:the|a|an|it|them|"
@@ -256,7 +262,7 @@ _MEASURE_VERBS = rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|s
 
 _SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|"
                     r":\s+(?![^:?]{1,20}\?\s*$)|"  # (not before a short choice: "causal vs dense: ~2x or ~1x?")
-                    r",\s+(?=(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|which|where|what's|how's|whats|wats|"
+                    r",\s+(?=(?:so|and|but|or)\s+which\b|(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|where|what's|how's|whats|wats|"
                     r"has|have|is|are|does|did|was|were|do|r\s+(?:u|you)|(?:u|you)\s+sure)\b)|"
                     # "... is best but did autotune actually pick that?"
                     r"\s+but\s+(?=(?:did|does|do|is|are|was|were|has|have|can|could)\s+(?:it|you|u|we|they|the|this|that|"
@@ -265,6 +271,9 @@ _SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}
                     r",\s+(?=(?:pls\s+|please\s+)?(?:measure|re-?measure|re-?time|profile|bench|benchmark|rerun|re-run|"
                     r"redo|dump|validate|prove|verify|confirm)\s+(?:it|the|this|that|both|them|each|every|all|again)\b)|"
                     r",\s+(?=(?:who|whos|who's)\s)|"
+                    # "you keep claiming the conflicts are gone, got numbers for that?": evidence asked after a claim
+                    r",\s+(?=(?:got|have|any)\s+(?:(?:the|some|real|actual)\s+)?(?:numbers?|data|proof|evidence|measurements?|"
+                    r"sources?|a\s+source|a\s+profile)\b[^,?]{0,20}\?\s*$)|"
                     r",\s+(?=(?:can|could)\s+(?:you|u)\s+[^,?]{1,30}\?\s*$)|"
                     r",\s+(?!(?:right|correct|no|yes|yeah|true|ok|okay)\s*\?)(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\?\s*$)",
                     re.I)  # "..., identical?" (not a tag: "..., right?")
@@ -324,15 +333,22 @@ def is_interrogative(sentence: str) -> bool:
     m = _REQUEST.match(core)
     if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
         rest = core[m.start(1):]
+        if rest.startswith("check in "):  # a commit ("can you check in the fix so we know it's saved?")
+            return False
         return bool(_MEASURING.match(rest) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
                     or (m.group(1) == "see" and (MEASURABLE.search(rest) or topics(rest)))
                     or re.fullmatch(r"(?:verify|check|confirm|prove)(?:\s+(?:it|that|this))?\W*", rest) is not None
                     or (MEASURE_VERB.match(rest) is not None and measurement_order(rest))
                     or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
-    lead = _LEADING_SETTING.match(core)
-    if lead and is_interrogative(core[lead.end():]):
-        return True
-    if ((_WH.match(core) and not _WH_CLAUSE.match(core)) or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core))
+    lead = _LEADING_SETTING.match(core) or _CLAUSE_THEN_ASK.match(core)
+    if lead and not _PLACE_STATED.match(core):
+        rest = core[lead.end():]
+        if is_interrogative(rest):
+            return True
+        if _REQUEST.match(rest):  # "when you're done could you push the branch?": the request decides
+            return False
+    if ((_WH.match(core) and not _WH_CLAUSE.match(core))
+            or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core) and (s.endswith("?") or not _HAVE_DO.match(core)))
             or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core)):
         return True
     # as steerers type over SSH: "l2 hit % for rmsnorm_fwd?", "stdev across 10 runs?", "achieved
@@ -371,9 +387,18 @@ def is_interrogative(sentence: str) -> bool:
 _LEADING_SETTING = rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
                       r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+,?\s+){1,10}?"
                       r"(?=(?:what|whats|what's|how|which)\b)")
+#: A setting or a clause before a request that asks: "in the bfs kernel where each thread walks its
+#: list, can you measure branch efficiency", "before you kick off the sweep can you check nvidia-smi"
+_CLAUSE_THEN_ASK = rx(r"^(?:for|on|in|at|across|with|after|before|during|once|when|while|if|since|given)\s+[^?]{3,160}?"
+                      r"(?:,\s*|\s)(?=(?:can|could|would|will)\s+(?:you|u|we|ya)\b)")
+#: not a setting but a statement of what is there ("in /path/to/x is an open source repo that ...")
+_PLACE_STATED = rx(r"^(?:for|on|in|at)\s+\S+(?:\s+\S+){0,3}?\s+(?:is|are|was|were|lives?|sits?)\s+(?:a|an|the|one|our|my|some)\b")
 #: "i want the number without the last patch", "we need the timings per scenario"
 _WANT_VALUE = rx(r"^(?:i|we)\s+(?:want|need|'d like|would like|wanna)\s+(?:to see\s+)?(?:the|a|an|some)?\s*"
-                 r"(?:numbers?|figures?|timings?|times?|counts?|values?|breakdown|ratio|speedups?|measurements?)\b")
+                 r"(?:numbers?|figures?|timings?|times?|counts?|values?|breakdown|ratio|speedups?|measurements?)\b|"
+                 # "..., whichever, just need the GiB" (the value's unit, at the end)
+                 r"(?:^|.*,\s*)(?:i\s+|we\s+)?(?:just|only)\s+(?:need|want)\s+(?:the\s+|a\s+)?(?:numbers?|figures?|values?|"
+                 r"gib|gb|mib|mb|kib|ms|us|µs|ns|%|percent|counts?|ratio|bytes|gb/s|tb/s|tflop/?s)\s*[.!]*$")
 #: "ncu says what for l1tex__t_sectors ...", "the profile shows how many ...": asked mid-sentence
 _SAYS_WHAT = rx(r"\b(?:says?|shows?|gives?|reports?)\s+(?:what|how\s+(?:many|much))\b")
 #: A sentence that opens with its subject and verb is a statement, question mark or not ("we added
@@ -439,7 +464,13 @@ _REPORT_BACK = rx(r"\b(?:tell|show|give)\s+(?:me|us)\b|\bpaste\b|\breport\s+(?:b
 
 
 def _asks_within(s: str) -> bool:
-    return bool(_WH_ANYWHERE.search(s))
+    return bool(_WH_ANYWHERE.search(s) or _TO_CONFIRM.search(s))
+
+
+#: a look whose purpose is a finding: "check the ptx to confirm it emits wgmma", "... so we know the
+#: loads go through TMA" (not "check in the fix")
+_TO_CONFIRM = rx(r"^(?!check\s+in\b)[^?]{0,80}?\b(?:to\s+(?:confirm|verify|see|make\s+sure|find\s+out|prove)|"
+                 r"so\s+(?:that\s+)?(?:we|i|u|you)\s+(?:can\s+)?(?:know|see|confirm|tell))\b")
 
 
 _REQUEST_WITHIN = rx(r"\b(?:we can|you can|we could|you could|let's|lets|please|go ahead and|i want you to|"
@@ -475,7 +506,7 @@ _RHETORICAL = rx(r"^(?:did you know|do you know that|you know|remember|recall|is
                  r"don't|didn't|wouldn't|isnt|arent|doesnt|dont)\b")
 #: A sentence that quotes the agent's own claim back to it: not information the agent did not have.
 _QUOTES_AGENT = rx(r"^(?:you'?re|you\s+are|ur)\s+(?:saying|claiming|telling\s+me)\b|^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
-                   r"mentioned|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
+                   r"mentioned|report|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
 #: what is asked after an action: "... and tell me the register count"
@@ -494,7 +525,11 @@ _CHECK_ORDER = rx(r"^(?:(?:pls|please|then|so|now|just|go)\s+)*(?:redo|rerun|re-
 _DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|wouldnt|won't|wont|don't|dont|shouldn't|shouldnt|could|"
                     r"might|would|did\s+(?:you|u)\s+(?:set|use|try|enable|add|turn\s+on|pin|switch|bump|raise|lower)|"
                     r"(?:are|r)\s+(?:you|u)\s+using|have\s+(?:you|u)\s+(?:looked\s+at|considered|tried)|"
-                    r"does\s+(?:the|it|this|that)\b[^?]{0,40}\beven\s+need)\b")
+                    r"does\s+(?:the|it|this|that)\b[^?]{0,40}\beven\s+need|"
+                    r"did\s+(?:you|u)\s+(?:build|compile|target|link)\s+(?:for|with|against)\b[^?]{0,40}\b(?:instead\s+of|and\s+not|not|rather\s+than)|"
+                    # "is the 1e-3 error just tf32? tl.dot uses tf32 by default ..." (followed by why: a cause)
+                    r"(?:is|are)\s+(?:the|this|that|it|these|those|our|your)\b[^?]{0,40}\b(?:just|only|simply)\s+(?:a\s+|an\s+|the\s+)?"
+                    r"(?!(?:noise|luck|random|variance|jitter)\b)\w+)\b")
 #: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
 _FIX_VERB = rx(r"^(?:(?:just|then|so|and|instead|maybe|rather)\s+)*(?:allocate|zero|hoist|move|reuse|cache|precompute|fuse|"
                r"inline|unroll|pad|swap|split|merge|drop|remove|replace|switch|use|add|set|make|change|bump|raise|lower|"
@@ -521,11 +556,11 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         sentences_ = sentences(_CODE_FENCE.sub(" ", text))
     if flags is None:
         flags = [is_interrogative(s) for s in sentences_]
-    checked = {i for i in range(len(sentences_) - 1)
-               if not flags[i + 1] and _CHECK_ORDER.match(strip_filler(sentences_[i + 1].lower()))}
+    cores = [strip_filler(s.lower()) for s in sentences_]
+    checked = {i for i in range(len(sentences_) - 1) if not flags[i + 1] and _CHECK_ORDER.match(cores[i + 1])}
     for i, (s, question) in enumerate(zip(sentences_, flags)):
         ls = s.lower()
-        core = strip_filler(ls)
+        core = cores[i]
         digits = _DIGIT.search(ls) is not None
         quoting = _QUOTES_AGENT.match(core) is not None  # the agent's own figure, handed back to it
         if digits and not quoting and _HW_NUMBER_ANY.search(ls) and (
@@ -539,8 +574,8 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("states a fact to confirm")
         if _HANDS_OVER.match(core):
             reasons.append("hands over a fact")
-        if _HYPOTHESIS.match(core):
-            reasons.append("offers a cause")
+        if _HYPOTHESIS.match(core) and not any(flags[j] and _WH_VALUE.match(cores[j]) for j in range(i)):
+            reasons.append("offers a cause")  # (not after a value asked: "what's gpu vs host time? i suspect ...")
         if question and (_LEADING.search(core) or _LEADING_BETTER.match(core) or _CANT_IT.match(core)) \
                 and i not in checked:  # ("isn't that just L2 serving it warm? redo it cold": the check is asked)
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
@@ -550,7 +585,8 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         # the technique is in what is done, not in what is asked after it ("compile with -Xptxas -v and
         # tell me the register count"; "try float4 loads and tell me the time" still names one)
         done = _ASKED_AFTER.split(core, 1)[0]
-        if not tried_input and (_SOLUTION_CORE.match(done) or _SOLUTION_ANY.search(ls)
+        # ("put the kernel on a roofline chart": the opening verb measures, it hands over no technique)
+        if not tried_input and ((_SOLUTION_CORE.match(done) and not MEASURE_VERB.match(core)) or _SOLUTION_ANY.search(ls)
                                 or (_HELP.search(ls) and _TERM.search(ls))):
             reasons.append("suggests a solution")
         elif _PROPOSAL.match(core) and s.rstrip().endswith("?"):
@@ -559,14 +595,14 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives a value")
         if not question and _CORRECTION.match(ls) and not _ACK.match(ls):
             reasons.append("corrects the agent")
-    cores = [strip_filler(s.lower()) for s in sentences_]
     first = next((i for i, q in enumerate(flags) if q and _DOUBTED_CAUSE.match(cores[i])), None)
     if first is not None:
         # "doesn't the memset cost you a launch? allocate once and zero it in-kernel": a cause and its fix
         after = [(s, c) for s, c, q in zip(sentences_[first + 1:], cores[first + 1:], flags[first + 1:]) if not q]
         if any(_FIX_VERB.match(c) or changes(c) for _, c in after):
             reasons.append("suggests a solution")
-        elif any(not _is_request(s) and len(s.split()) >= 4 and not _QUOTES_AGENT.match(c) for s, c in after):
+        elif any(not _is_request(s) and len(s.split()) >= 4 and not _QUOTES_AGENT.match(c) and not doubts(s)
+                 for s, c in after):
             reasons.append("offers a cause")  # "isn't it reading the row twice? online softmax keeps ..."
     seen: list[str] = []
     for r in reasons:

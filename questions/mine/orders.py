@@ -18,7 +18,7 @@ TRY_INPUT = rx(r"^(?:(?:pls|please|just|now|also|then)\s+)*(?:try|feed|test)\s+(
                # "run the moe kernel with an adversarial router distribution", "test the binning on three distributions"
                r"|^(?:(?:pls|please|just|now|also|then)\s+)*(?:run|test|bench\w*|time|profile)\s+(?:it|the\s+[\w.-]+(?:\s+[\w.-]+)?)\s+"
                r"(?:with|on)\s+(?:an?\s+|the\s+|some\s+)?(?:[\w./-]+\s+){0,3}?(?:inputs?|values?|distributions?|routings?|data|"
-               r"matri(?:x|ces)|sizes?|shapes?)\b"
+               r"matri(?:x|ces)|sizes?|shapes?|images?|frames?|grids?|volumes?)\b"
                # "try M=1, 7, 127 ..." (an input's size; not "try num_stages=4", a setting)
                r"|^(?:(?:pls|please|just|now|also|then)\s+)*try\s+(?:(?:[mnkbhsdt]|seq_?len\w*|batch\w*|n_?rows|rows|cols|hidden\w*|"
                r"head_?dim\w*|dims?|len\w*|numel|size)\s*=\s*\d|\d+(?:\s*,\s*\d+){2,})"
@@ -42,7 +42,7 @@ _ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sa
 #: not "compute the softmax in fp32")
 _QUANTITY = (r"(?:t?flops|t?flop/s|bandwidth|bw|roofline|bound|ratio|error|time|bytes|occupancy|throughput|speedup|"
              r"percent(?:age)?|%|numbers?|count|fraction|utili[sz]ation|peak|gb/s|tb/s|arithmetic intensity|"
-             r"intensity|waves?|efficiency)\b")
+             r"intensity|waves?|efficiency|mfu|mbu|hfu)\b")
 #: verbs that measure by themselves
 MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|sweep|calc|"
                   r"prove\s+(?:it|that|this|me\s+wrong)(?=\s+(?:from|with|using|by|in|on)\b)|"
@@ -54,6 +54,7 @@ MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profi
                   r"(?:ncu|nsys|cuobjdump|nvdisasm|compute-sanitizer)(?!\s+(?:is|was|has|does|did|can|will|would|should|"
                   r"might|may|isn't|doesn't|locks|serializes|serialises|flushes|replays|reports|shows|says|adds|uses|"
                   r"runs|measures|counts|gives|takes|makes|sets|resets|needs|wants)\b)|"
+                  r"put\s+(?:[\w.+-]+\s+){1,5}?on\s+(?:a|the)\s+(?:roofline|scaling|timing|latency|throughput)\s+(?:chart|plot|graph)|"
                   r"put\s+(?:the\s+|their\s+|its\s+)?(?:[\w.-]+\s+){0,3}(?:numbers?|timings?|times|results?|figures?|"
                   r"speedups?|bandwidth|t?flops|throughput)\s+(?=next\s+to|beside|alongside)|"
                   r"(?:compute|calculate|work\s+out|estimate)(?=\s+(?:the\s+|an?\s+)?(?:[\w./-]+\s+){0,3}?(?:achieved\s+|effective\s+|"
@@ -62,7 +63,7 @@ MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profi
                   r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
 #: verbs that look at something: they measure when what they look at is measurable
 _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|paste|grep|"
-                r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get\s+(?:me|us)|"
+                r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get\s+(?:me|us)|record|sample|"
                 r"get(?=\s+(?:the|a|an)\s)(?![^,.;]*\b(?:up|down|to|under|below|above|over|passing|working|green|right|"
                 r"fixed|done|going|into|merged|reviewed)\b)|fetch|collect|gather|capture|"
                 r"get(?=\s+[\w.]+__\w)|"  # a metric by its name: "get l1tex__data_bank_conflicts..."
@@ -89,13 +90,16 @@ _RUN_CHECK = rx(_ORDER_OPEN + r"(?:put\s+[^,.;]{1,60}?\s+through\s+(?:compute-sa
                 r"(?:on|with|for|against)\s+(?:[\w.-]+\s+){0,3}?(?:shapes?|sizes?|inputs?|values?|cases?|seq_?len\w*|"
                 r"lengths?|dims?|rows?|dtypes?|scenarios?|magnitudes?)\b))")
 #: a setting said before the order: "for the fp8 kernel show me ...", "before calling it finished, show ..."
-_ORDER_SETTING = rx(r"^(?:(?:for|on|in|at|across)\s+[^,]{1,80}(?:,\s+[^,]{1,30}){1,5},\s+(?=(?:compute|measure|time|profile|show|list|"
+_ORDER_SETTING = rx(r"^(?:[^,?]{3,120},\s+(?=(?:please|pls|plz)\s+\w+\s+\w)|"
+                    r"(?:for|on|in|at|across)\s+[^,]{1,80}(?:,\s+[^,]{1,30}){1,5},\s+(?=(?:compute|measure|time|profile|show|list|"
                     r"print|report|check|verify|run|rerun|get|pull|dump|count|compare)\b)|"
                     r"(?:before|after|once|when|while|for|on|in|at|across)\s+[^,]{1,100},\s+|"
                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
                     r"compare|pull|grab|get|compute|run|rerun)\b))")
-_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|send(?:\s+(?:me|us))?(?=\s+(?:the|it|them|over))|"
+_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|chart|graph|tabulate|"
+                  r"make\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph)\b(?!\s+(?:of\s+contents|component|view|widget))|"
+                  r"share\s+(?:it|them|the\s+(?:numbers?|results?|plot|chart|table))\s*[.!]*$|send(?:\s+(?:me|us))?(?=\s+(?:the|it|them|over))|"
                   # a metric pulled, not a branch ("... and pull l1tex__...", not "... and pull the latest")
                   r"(?:pull|grab|extract|collect)(?=\s+(?:the\s+)?(?:[\w.]*__\w|numbers?\b|metrics?\b|counters?\b|stats\b|"
                   r"values?\b|sections?\b))|"
@@ -122,7 +126,17 @@ CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|i
                  r"post|attach|open|close|record|note)\b")
 #: ... except a report posted back to the steerer and a measuring tool used ("... and post
 #: min/median/max", "..., use the sanitizer"): not changes
-_NOT_A_CHANGE = rx(r"\bpost\s+(?:the\s+|all\s+(?:the\s+)?|an?\s+)?(?:[\w/-]+\s+){0,2}?(?:numbers?|results?|output|min|max|median|mean|timings?|"
+_NOT_A_CHANGE = rx(r"\bpost\s+(?:it|them)(?:\s+(?:here|back|next\s+to\s+[^.;]{1,40}))?\s*[.!]*$|"
+                   r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph)\s*(?:[.!]*$|(?=,|\s+(?:and|with|of(?!\s+contents)|"
+                   r"from|for\s+(?:each|every|all)|per)\b))|"
+                   # "make sure the border pixels are right" (a check; not "make sure to push", "make sure you commit")
+                   r"\bmake\s+sure\s+(?!(?:to|you|u|we|i|they)\b)(?:that\s+)?(?:the\s+|it|they|nothing|no|all|every|each|[\w.-]+\s+(?:is|are|does|do))"
+                   r"[^.;]{0,80}?\b(?:right|correct|match\w*|ok|okay|fine|identical|the\s+same|intact|valid|sane|pass\w*|"
+                   r"out\s+of\s+bounds|in\s+bounds|nan|inf)\b|"
+                   r"\brecord\s+(?:the\s+)?(?:[\w.-]+\s+){0,2}?(?:clocks?|power|temps?|temperatures?|utili[sz]ation|timings?|times|"
+                   r"bandwidth|throughput|memory|occupancy|counters?|metrics?|stats|latenc(?:y|ies))\b(?![^.;]*\b(?:in|to|into)\s+(?:the\s+)?"
+                   r"(?:readme|docs?|changelog|notes?|wiki|log\s*file)\b)|"
+                   r"\bpost\s+(?:the\s+|all\s+(?:the\s+)?|an?\s+)?(?:[\w/-]+\s+){0,2}?(?:numbers?|results?|output|min|max|median|mean|timings?|"
                    r"times|figures?|stats|samples|values|table|breakdown|counts?)\b(?![^.;]*\b(?:in|on|to|into)\s+(?:the\s+|our\s+)?"
                    r"(?:slack|channel|thread|pr|wiki|readme|docs?|issue|ticket)\b)|"
                    r"\buse\s+(?:the\s+|a\s+)?(?:compute-sanitizer|sanitizer|memcheck|racecheck|ncu|nsys|nsight(?:\s+\w+)?|"
@@ -150,6 +164,8 @@ _DOUBT = rx(r"\b(?:don'?t|dont|do\s+not|can'?t)\s+(?:buy|believe)\s+(?:that|it|t
             # the agent's claim quoted back, what it only did
             r"^(?:you|u)\s+(?:claim|claimed|claims|said|say|says|keep\s+saying)\b|^(?:you'?re|you\s+are|ur)\s+(?:saying|claiming)\b|"
             r"\bi\s+(?:don'?t|do\s+not)\s+think\s+(?:it'?s|that'?s|that|it|this)\b(?![^.;,]*\b(?:worth|needed|necessary)\b)|"
+            r"\b(?:only|just)\s+(?:got\s+|been\s+|was\s+|were\s+)?(?:tested|checked|timed|measured|benchmarked|profiled|validated)\s+"
+            r"(?:on|at|with|for|against)\b|"
             r"\bnot\s+buying\s+(?:it|that)\b|\b(?:you|u)\s+only\s+(?:ran|tested|checked|timed|"
             r"measured|profiled|tried)\b|"
             r"\bbefore\s+(?:claiming|calling|declaring|saying|reporting|we\s+call|you\s+call|we\s+claim|you\s+claim)\b")

@@ -657,13 +657,57 @@ NOT_QUESTIONS_ROUND13 = [
 ]
 
 
-#: rounds 9-13: what each message must be read as ("not question": anything but a question)
+# Round 14 (tuned on AS-AV's lost askings and proposed information; our own wordings) ...
+MEASUREMENT_ORDERS_ROUND14 = [
+    "for the fp8 gemm at M=N=K=8192, bf16 out, tile 128x128x64, can you check the sass to confirm it issues HGMMA and not HMMA?",
+    "in the decode kernel where you moved the scales into smem (fp8, 64 heads), can you check the ptx for cp.async.bulk so we know TMA is used?",
+    "before you start the autotune run can you check nvidia-smi for other jobs and how much memory is in use",
+    "in the scan kernel where each warp handles one segment, can you measure warp execution efficiency / active threads per instruction",
+    "work out the achieved GB/s from bytes read / kernel time for the softmax and post it",
+    "work out MFU for the bwd pass at seqlen 4k and post it",
+    "bench the kernel over a spread of sizes including odd ones and make a table",
+    "run a sweep over batch sizes and chart the latency.",
+    "measure L2 throughput for the gather kernel and post it next to the peak number.",
+    "you keep claiming bank conflicts are gone for the padded tile, got numbers for that?",
+    "the new scan was only tested on 2^20 elements, please run it at n=1, 33, 65537 and 2^20+3 and confirm the outputs match",
+    "test the blur kernel with a 1021x769 frame and make sure the edge pixels are right",
+    "put the fused gemm+gelu on a roofline plot and share it.",
+    "max_memory_allocated after the first iteration or nvidia-smi, whichever is easier, just need the GiB",
+    "record sm clocks and power draw while the sweep runs.",
+    "for the grouped gemm at M=4096, E=64, top-2, what's kernel time vs host-side time per call? i suspect the launch dominates",
+    "for these two tile shapes, which is faster?",
+]
+FACTS_AND_TECHNIQUES_ROUND14 = [
+    "did you compile for sm_90 and not sm_90a? the wgmma instructions only exist on the arch-specific target",
+    "is the 2e-3 mismatch just tf32? torch matmul on fp32 uses tf32 when allow_tf32 is on, turn it off for the reference",
+    "the strided stores come from each lane writing down a column; have the warp write along the rows and transpose in smem instead",
+    "is the win just a hot L2? the weights are 30MB, which fits in the 50MB L2, so repeated calls never go to hbm",
+    "isn't cudaGraph basically made for this launch-bound decode loop?",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND14 = [
+    "fix the race and post it", "time it and post it in the team channel", "make a table component for the dashboard",
+    "make a table of contents for the docs", "make sure you commit before the sweep", "make sure to add a test for it",
+    "test the fix and make sure to push it", "record the fix in the changelog", "record a video of the demo",
+    "before you start the sweep, can you add a timeout to it?", "in the gemm where you changed the tile, can you revert it?",
+    "when you're done with the refactor could you push the branch?", "the build is broken, please fix it",
+    "the numbers look great, please commit them", "the sweep finished, please run the tests and push",
+    "we just need a 2x speedup", "just need the kernel to compile", "have the warp read along rows instead",
+    "have a go at the epilogue", "the patch was only tested on CI, please merge it",
+    "can you check in the fix so we know it's saved?", "put the scales in smem and share it.",
+    "is the fix just a one-liner? then commit it", "record the new tile sizes in the notes",
+]
+
+
+#: rounds 9-14: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
-                  + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13]
+                  + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
+                  + MEASUREMENT_ORDERS_ROUND14]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
-                   + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13]
+                   + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
+                   + FACTS_AND_TECHNIQUES_ROUND14]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
-                   + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13])
+                   + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
