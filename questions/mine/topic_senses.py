@@ -299,6 +299,11 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # transfers are named as where it went
     ("launch_overhead", (r"end[- ]to[- ]end (?:\w+ ){0,2}(?:didn'?t|did not|doesn'?t|does not|hasn'?t|has not|won'?t|barely|never|not) (?:\w+ )?(?:move|moved|change|changed|improve|improved|budge|budged|drop|dropped)",),
      r"transfer|memcpy|\bh2d|\bd2h|htod|dtoh|pcie|host-to-device|device-to-host|copies|data ?load|preprocess"),
+    # reads out of bounds are the sanitizer's question, unless asked of odd sizes with no sanitizer named (the sizes are
+    # what is asked: run at n=1, 31, ... and check nothing reads out of bounds); a sanitizer named keeps it
+    ("memory_safety", (r"out[- ]of[- ]bounds", r"oob", r"reads? past the end", r"writes? past the end"),
+     r"\btail|\bodd\b|ragged|\b[nmkd] ?= ?\d|non-?pow|not a multiple|non-?multiple|isn'?t a multiple|partial (?:tail )?tiles?"
+     r"|unaligned|misaligned|border|edge cases?|corner cases?|\bprime\b|remainder|not divisible|indivisible"),
     ("absolute_time", (r"(?:seed|baseline|original)(?:'s)? (?:kernel )?(?:timings?|runtime|duration)",),
      r"yesterday|today|\bnow\b|again|fresh|re-?time|re-?measure|re-?run|switched|same as|old number|chang|mov|drift|stale"),
 )

@@ -677,6 +677,11 @@ def test_round_13_words_do_not_name_a_measurement_in_another_sense(text, topic):
     ("time the h2d copies separately from the kernel", "transfers"),
     ("fps end to end for the whole decode pipeline incl. h2d", "end_to_end"),
     ("is the timing wall time or cuda events?", "timer"),
+    ("5 warmup calls, then 50 timed, median pls", "timer"),
+    # reads out of bounds: the sanitizer's, unless asked of odd sizes with no sanitizer named
+    ("any out-of-bounds reads in the new gather?", "memory_safety"),
+    ("memcheck the tail tile for oob reads", "memory_safety"),
+    ("try n=1, 7 and 1023 and check nothing reads out of bounds", "edge_shapes"),
 ])
 def test_round_14_vocabulary_names_its_measurement(text, topic):
     assert topic in topics(text), (text, topics(text))
@@ -719,7 +724,8 @@ def test_round_14_vocabulary_names_its_measurement(text, topic):
     # a memory-bound kernel asked for its share of the flop peak is the compute peak's
     ("it's memory bound, so what fraction of peak flops is left?", "bandwidth_achieved"),
     # TMA's instruction is the copy path, not the instruction mix
-    ("grep the sass for UTMALDG", "instruction_mix"),
+    ("grep the sass for UTMALDG", "instruction_mix"),    ("try n=1, 7 and 1023 and check nothing reads out of bounds", "memory_safety"),
+    ("memcheck the tail tile for oob reads", "edge_shapes"),
 ])
 def test_round_14_words_do_not_name_a_measurement_in_another_sense(text, topic):
     assert topic not in topics(text), (text, topics(text))
