@@ -17,7 +17,7 @@ Imports numpy (clustering) and pyyaml (writing); see docs/mining.md.
 from questions.mine.classify import LABELS, Classification, classify
 from questions.mine.cluster import ClusterConfig
 from questions.mine.extract import LogRead, Message, MineError, read_log, read_logs
-from questions.mine.miner import MineConfig, MineResult, QuestionCluster, mine, mine_messages
+from questions.mine.miner import MineConfig, MineResult, QuestionCluster, forget, mine, mine_messages
 from questions.mine.normalise import generalise, terms
 from questions.mine.outcome import Outcome, cluster_stats
 from questions.mine.report import render as render_report
@@ -25,7 +25,7 @@ from questions.mine.write import MergeError, bank_yaml, candidate_item, merge_ba
 
 __all__ = [
     "LABELS", "Classification", "classify", "ClusterConfig", "LogRead", "Message", "MineError", "read_log",
-    "read_logs", "MineConfig", "MineResult", "QuestionCluster", "mine", "mine_messages", "generalise", "terms",
+    "read_logs", "MineConfig", "MineResult", "QuestionCluster", "forget", "mine", "mine_messages", "generalise", "terms",
     "Outcome", "cluster_stats", "render_report", "MergeError", "bank_yaml", "candidate_item", "merge_bank_text",
     "save_bank",
 ]

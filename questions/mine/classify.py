@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from questions.mine.dispatch import dispatched
 from questions.mine.orders import MEASURE_VERB, TRY_INPUT, changes, checks_run, doubts, measurement_order
 from questions.mine.phrases import CONTENT, FILLER, MEASURABLE, rx, strip_filler
 from questions.mine.topics import topics
@@ -213,6 +214,8 @@ _WITH_SHAPE = rx(r"\bwith\s+(?:a\s+|an\s+)?\d+\s*(?:x|×|by)\s*\d+\b")  # a sett
 # "the tolerance is 1e-2, right?": a statement handed over with a request to agree
 _TAG_FACT = rx(r"\b(?:is|are|has|have|was|were|uses?|does|do)\b[^?]{3,},?\s*(?:right|correct|no|yes|isn't it|"
                r"aren't they|doesn't it|don't they|true)\s*\?\s*$")
+#: the tag `_TAG_FACT` ends with, looked for at the end first (the full pattern scans back from each verb)
+_TAG_TAIL = rx(r"(?:right|correct|no|yes|isn't it|aren't they|doesn't it|don't they|true)\s*\?\s*$")
 _LEADING = rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wouldn't|shouldn't|is it not|"
               r"are we not|are you not|surely)\b[^.?!]{0,40}\b(?:(?:memory|compute|bandwidth|latency|launch|"
               r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
@@ -486,7 +489,12 @@ def _is_request(sentence: str) -> bool:
 
 
 def _either(rxs: list[re.Pattern]) -> re.Pattern:
-    return re.compile("|".join(f"(?:{rx.pattern})" for rx in rxs), re.I)
+    """Any of the patterns (whether one matches, not which), tried only where it can start (and, when
+    each begins at a word's edge, only there)."""
+    if len(rxs) <= 4:  # (too few to gain from grouping)
+        return re.compile("|".join(f"(?:{rx.pattern})" for rx in rxs), re.I)
+    edge = r"\b" if all(rx.pattern.startswith(r"\b") for rx in rxs) else ""
+    return re.compile(edge + "(?:" + dispatched([rx.pattern for rx in rxs]) + ")", re.I)
 
 
 _ANSWER_ANY = _either(_ANSWER)
@@ -570,7 +578,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("hardware fact")
         if not question and not quoting and _ANSWER_ANY.search(core):
             reasons.append("gives the answer or cause")
-        if question and _TAG_FACT.search(ls) and not _WH.match(core) and not _AUX_Q.match(core):
+        if question and _TAG_TAIL.search(ls[-40:]) and _TAG_FACT.search(ls) and not _WH.match(core) and not _AUX_Q.match(core):
             reasons.append("states a fact to confirm")
         if _HANDS_OVER.match(core):
             reasons.append("hands over a fact")

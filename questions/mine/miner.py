@@ -20,10 +20,13 @@ from typing import Iterable
 
 from questions.mine.classify import LABELS, classify, is_interrogative, sentence_spans, sentences
 from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot
+from questions.mine.cluster import forget_memos as forget_trigrams
 from questions.mine.cues import terms_cue_words, voted_topics
 from questions.mine.extract import LogRead, Message, read_logs
+from questions.mine.normalise import forget_memos as forget_terms
 from questions.mine.normalise import generalise, terms
 from questions.mine.outcome import cluster_stats, shrunk_gain
+from questions.mine.topics import forget_memos as forget_topics
 from questions.mine.topics import topics
 from questions.mine.write import guess_arch, guess_layers, guess_triggers
 
@@ -167,6 +170,17 @@ def with_topics(term_list: list[str], text: str) -> list[str]:
         return term_list
     named = topics(text) or voted_topics(terms_cue_words(term_list))
     return term_list + ["@" + t for t in named]
+
+
+def forget() -> None:
+    """Forget every memo of texts mined so far in this process (classifications, topics, cue votes,
+    terms, spellings), so that the next mining costs what it costs a fresh process: benchmarks call
+    it; the compiled tables stay."""
+    classify.cache_clear()
+    voted_topics.cache_clear()
+    forget_topics()
+    forget_terms()
+    forget_trigrams()
 
 
 def mine(paths: Iterable[str | os.PathLike], config: MineConfig | None = None, *,

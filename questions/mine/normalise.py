@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterable
 
 _DIGIT = re.compile(r"\d")
 
@@ -259,6 +260,12 @@ _PHRASE_MAP = dict(PHRASES)
 _term_cache: dict[str, str] = {}
 
 
+def forget_memos() -> None:
+    """Forget the terms and spellings of words seen so far (as a fresh process)."""
+    _term_cache.clear()
+    spelled.cache_clear()
+
+
 def term(word: str) -> str | None:
     """The canonical term of one lower-case word (None for a stop word)."""
     got = _term_cache.get(word)
@@ -369,6 +376,32 @@ def _known_terms() -> dict[int, tuple[str, ...]]:
     return {k: tuple(sorted(v)) for k, v in by_len.items()}
 
 
+def deletions(word: str) -> set[str]:
+    """The word and the words one deletion from it: two words one edit apart (an insertion, a
+    deletion, a substitution or a swap of neighbours) share at least one of these."""
+    return {word} | {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def near_index(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each of `deletions` of each word -> the words it comes from: the candidates one edit from a
+    word are those that share a key with it (then checked with `one_edit`), not every word."""
+    index: dict[str, set[str]] = {}
+    for w in words:
+        for key in deletions(w):
+            index.setdefault(key, set()).add(w)
+    return {k: tuple(sorted(v)) for k, v in index.items()}
+
+
+def near(word: str, index: dict[str, tuple[str, ...]]) -> set[str]:
+    """The words of `index` (`near_index`) one edit from `word`."""
+    return {w for key in deletions(word) for w in index.get(key, ()) if one_edit(word, w)}
+
+
+@lru_cache(maxsize=1)
+def _known_near() -> dict[str, tuple[str, ...]]:
+    return near_index(w for ws in _known_terms().values() for w in ws)
+
+
 @lru_cache(maxsize=20000)
 def spelled(t: str) -> str:
     """A term of six letters or more one edit (or one swap) away from exactly one domain term is
@@ -379,7 +412,7 @@ def spelled(t: str) -> str:
     known = _known_terms()
     if t in known.get(len(t), ()):
         return t
-    hits = {w for n in (len(t) - 1, len(t), len(t) + 1) for w in known.get(n, ()) if one_edit(t, w)}
+    hits = near(t, _known_near())
     return next(iter(hits)) if len(hits) == 1 else t
 
 

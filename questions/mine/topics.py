@@ -34,80 +34,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from questions.mine.normalise import one_edit
+from questions.mine.dispatch import dispatched
+from questions.mine.normalise import near, near_index
 from questions.mine.topic_senses import REAL_WORDS, SCOPES, SENSES, WEAK
 from questions.mine.topic_table import TOPICS
 
-__all__ = ["SCOPES", "SENSES", "TOPICS", "WEAK", "dispatched", "read_text", "respelled", "topics"]
+__all__ = ["SCOPES", "SENSES", "TOPICS", "WEAK", "dispatched", "forget_memos", "read_text", "respelled", "topics"]
 
 
 _SENTENCE = re.compile(r"[^.?!\n;]+")
-_DIGITS = frozenset("0123456789")
-
-
-def _structure(p: str, start: int = 0):
-    """(index, character, nesting depth before it) of the pattern's characters from `start` that
-    are not escaped and not inside a character class."""
-    depth, j = 0, start
-    while j < len(p):
-        c = p[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "[":
-            j = p.index("]", j + 2) + 1
-            continue
-        yield j, c, depth
-        depth += (c == "(") - (c == ")")
-        j += 1
-
-
-def _group_end(p: str, i: int) -> int:
-    """The index just past the group that opens at p[i] ("(")."""
-    return next((j + 1 for j, c, depth in _structure(p, i) if c == ")" and depth == 1), len(p))
-
-
-def _alternatives(body: str) -> list[str]:
-    """The top-level alternatives of a pattern."""
-    cuts = [j for j, c, depth in _structure(body) if c == "|" and depth == 0]
-    return [body[a + 1:b] for a, b in zip([-1] + cuts, cuts + [len(body)])]
-
-
-def _first_chars(p: str) -> frozenset[str] | None:
-    """The characters a match of pattern `p` can start with, or None when that is not plain."""
-    while p.startswith(("\\b", "(?<!", "(?<=")):
-        p = p[2:] if p.startswith("\\b") else p[_group_end(p, 0):]
-    if not p:
-        return None
-    quantified = lambda k: k < len(p) and p[k] in "?*{"  # noqa: E731
-    if p.startswith("(?:"):
-        end = _group_end(p, 0)
-        if quantified(end):
-            return None
-        sets = [_first_chars(alt) for alt in _alternatives(p[3:end - 1])]
-        return None if any(x is None for x in sets) else frozenset().union(*sets)
-    if p.startswith("\\d"):
-        return None if quantified(2) else _DIGITS
-    if p[0] in "abcdefghijklmnopqrstuvwxyz0123456789_%~-/" and not quantified(1):
-        return frozenset(p[0])
-    return None
-
-
-def dispatched(pats: list[str]) -> str:
-    """One alternation of `pats`, grouped by the character each must start with, so that at a
-    word's start the engine tries only the patterns that can match there (a table of 900
-    patterns tried one by one at every word costs more than the rest of mining)."""
-    by_first: dict[str, list[str]] = {}
-    rest: list[str] = []
-    for p in pats:
-        first = _first_chars(p)
-        if first is None:
-            rest.append(p)
-            continue
-        for c in first:
-            by_first.setdefault(c, []).append(p)
-    parts = [f"(?={re.escape(c)})(?:{'|'.join(ps)})" for c, ps in sorted(by_first.items())]
-    return "|".join(parts + rest)
 
 
 @lru_cache(maxsize=1)
@@ -147,19 +82,16 @@ _NOT_WORDS = re.compile(r"\(\?<?[!=][^)]*\)|(?<=[a-z])\(\?:[^()]*\)\??|\)\??(?=[
 
 
 @lru_cache(maxsize=1)
-def _table_words() -> tuple[frozenset[str], dict[tuple[int, str], tuple[str, ...]]]:
+def _table_words() -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
     """The literal words of six letters or more in the table's patterns, alternatives of a group
     included ("dominant" in "(?:top|dominant) stall": a word of the table is never respelt into
     another, "dominant" into the stem "dominat"); some are stems ("coalesc", "throttl"). With an
-    index by (length, first letter) for spelling."""
+    index of their one-deletion forms for spelling (`normalise.near_index`)."""
     words: set[str] = set()
     for _, pats in TOPICS:
         for p in pats:
             words.update(_LITERAL.findall(_NOT_WORDS.sub(" ", p)))
-    index: dict[tuple[int, str], list[str]] = {}
-    for w in words:
-        index.setdefault((len(w), w[0]), []).append(w)
-    return frozenset(words), {k: tuple(sorted(v)) for k, v in index.items()}
+    return frozenset(words), near_index(words)
 
 
 @lru_cache(maxsize=65536)
@@ -171,8 +103,7 @@ def respelled(word: str) -> str:
         return word
     # a word that is another's beginning is an inflection ("permute", "permuted"), not a typo
     # nor is another ending of the same stem ("produced", "producer"; "counted", "counter")
-    hits = {w for n in (len(word) - 1, len(word), len(word) + 1) for w in index.get((n, word[0]), ())
-            if one_edit(word, w) and not (w.startswith(word) or word.startswith(w))
+    hits = {w for w in near(word, index) if w[0] == word[0] and not (w.startswith(word) or word.startswith(w))
             and not (len(w) == len(word) and w[:-1] == word[:-1])}
     if hits:
         return next(iter(hits)) if len(hits) == 1 else word
@@ -184,8 +115,8 @@ def respelled(word: str) -> str:
         head, tail = word[:cut], word[cut:]
         if _ENDING.fullmatch(tail) is None:
             continue
-        got = {w + tail for n in (cut - 1, cut, cut + 1) for w in index.get((n, word[0]), ())
-               if head[-1] == w[-1] and one_edit(head, w) and not (w.startswith(head) or head.startswith(w))}
+        got = {w + tail for w in near(head, index)
+               if w[0] == word[0] and head[-1] == w[-1] and not (w.startswith(head) or head.startswith(w))}
         if got:
             return next(iter(got)) if len(got) == 1 else word
     return word
@@ -229,3 +160,10 @@ def topics(text: str) -> tuple[str, ...]:
             if read_as is not None:
                 found.add(read_as)
     return tuple(name for name, _ in TOPICS if name in found)
+
+
+def forget_memos() -> None:
+    """Forget the topics and spellings of texts seen so far (as a fresh process); the compiled
+    table stays."""
+    topics.cache_clear()
+    respelled.cache_clear()
