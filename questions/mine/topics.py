@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from questions.mine.dispatch import dispatched
+from questions.mine.dispatch import dispatched, starts
 from questions.mine.normalise import near, near_index
 from questions.mine.topic_senses import REAL_WORDS, SCOPES, SENSES, WEAK
 from questions.mine.topic_table import TOPICS
@@ -56,6 +56,38 @@ def _senses() -> tuple[re.Pattern, tuple[tuple[re.Pattern, str], ...]]:
 def _compiled() -> tuple[tuple[str, re.Pattern], ...]:
     return tuple((name, re.compile(r"(?<![\w-])(?:" + dispatched(list(pats)) + r")(?![\w-])"))
                  for name, pats in TOPICS)
+
+
+#: where a topic's match can begin: not after a word character or "-" (the compiled patterns' edge)
+_MATCH_START = re.compile(r"(?<![\w-]).", re.S)
+
+
+def _match_places(text: str) -> list[int]:
+    """The places where some pattern of the table (or a weak cue) matches: every match of a topic
+    begins at one of them."""
+    rx = _any_topic()
+    return [m.start() for m in _MATCH_START.finditer(text) if rx.match(text, m.start())]
+
+
+@lru_cache(maxsize=1)
+def _compiled_with_starts() -> tuple[tuple[str, re.Pattern, tuple[frozenset[str] | None, frozenset[str]]], ...]:
+    """Each topic's pattern with the two-character and one-character beginnings its matches can have
+    (`dispatch.starts`; None: some pattern's is unknown, try it wherever the table matches)."""
+    out = []
+    for (name, rx), (_, pats) in zip(_compiled(), TOPICS):
+        twos: set[str] | None = set()
+        ones: set[str] = set()
+        for p in pats:
+            got = starts(p)
+            if got is None:
+                got = starts(p, 1)
+            if got is None or "" in got:
+                twos = None
+                break
+            twos.update(s for s in got if len(s) == 2)
+            ones.update(s for s in got if len(s) == 1)
+        out.append((name, rx, (None if twos is None else frozenset(twos), frozenset(ones))))
+    return tuple(out)
 
 
 @lru_cache(maxsize=1)
@@ -144,9 +176,15 @@ def topics(text: str) -> tuple[str, ...]:
     names what it measures."""
     low = read_text(text)
     spaced = _IDENT_SEP.sub(" ", low) if "_" in low or "." in low or "-" in low else low
-    if _any_topic().search(low) is None and (spaced is low or _any_topic().search(spaced) is None):
+    # where any pattern of the table matches (one pass: most texts have no such place); a topic is
+    # then tried only there, and only if its patterns can begin with what is there
+    read = [(low, _match_places(low))]
+    if spaced is not low:
+        read.append((spaced, _match_places(spaced)))
+    if not any(places for _, places in read):
         return ()
-    found = {name for name, rx in _compiled() if rx.search(low) or (spaced is not low and rx.search(spaced))}
+    found = {name for name, rx, (t2, t1) in _compiled_with_starts()
+             if any((t2 is None or s[p:p + 2] in t2 or s[p] in t1) and rx.match(s, p) for s, places in read for p in places)}
     for name, cue, block in _weak():
         if name in found:
             continue

@@ -85,7 +85,7 @@ def _word_score(texts: list[str], table: Mapping[str, tuple[str, ...]]) -> Count
     rx, owners_of = got
     score: Counter = Counter()
     for t in texts[:50]:
-        for w in set(rx.findall(t.lower())):
+        for w in sorted(set(rx.findall(t.lower()))):  # (a set's order changes with the process's hash seed)
             for key in owners_of[w]:
                 score[key] += 1
     return score
@@ -99,7 +99,7 @@ def guess_layers(texts: list[str], limit: int = 2) -> tuple[str, ...]:
     score = _word_score(texts, LAYER_WORDS)
     if not score:
         return ("measurement",)
-    top = score.most_common()
+    top = sorted(score.items(), key=lambda kv: (-kv[1], kv[0]))  # ties in the table's names' order
     best = top[0][1]
     return tuple(layer for layer, n in top[:limit] if n * 2 >= best)
 
@@ -111,7 +111,7 @@ def guess_triggers(kinds: Mapping[str, int], texts: list[str], limit: int = 3) -
             if k in DECISION_KINDS]
     if seen:
         return tuple(seen[:limit])
-    guessed = [k for k, _ in _word_score(texts, TRIGGER_WORDS).most_common(2)]
+    guessed = [k for k, _ in sorted(_word_score(texts, TRIGGER_WORDS).items(), key=lambda kv: (-kv[1], kv[0]))[:2]]
     return tuple(guessed) if guessed else ("stall",)
 
 

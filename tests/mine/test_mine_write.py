@@ -127,3 +127,19 @@ def test_merge_into_a_bare_list_prefers_its_own_item_over_a_bundled_twin(tmp_pat
     assert saved["updated"] == ["my-noise"] and merged.get("my-noise").stats["asked"] == 3
     assert mine_file.read_text().startswith("- id: my-noise\n")
     assert len(merged) == 1 + len(saved["new"])
+
+
+def test_guessed_layers_and_triggers_do_not_depend_on_the_process_hash_seed(tmp_path):
+    # a tie between two layers was broken by a set's order, which changes with PYTHONHASHSEED: the
+    # same log mined twice wrote its candidates' layers in different orders
+    import subprocess
+    import sys
+
+    code = ("from questions.mine.write import guess_layers, guess_triggers;"
+            "t = ['is the sass using wgmma and how many bytes of dram traffic per tile',"
+            "     'stalled: same error again, the limit was claimed'];"
+            "print(guess_layers(t), guess_triggers({}, t))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in (1, 2, 3, 4, 5)}
+    assert len(outs) == 1, outs
