@@ -38,6 +38,20 @@ SENSES: tuple[tuple[str, str], ...] = (
     # the access pattern of shared memory is its banks (coalescing is global memory's)
     (r"\b(?:shared mem\w*|smem) access pattern", "smem bank conflicts"),
     (r"\bnumerically identical\b", "numerically equal to the reference"),
+    # round 15: wrong values spread evenly over an output are where they lie, not a timing's spread; a share of the peak
+    # asked of a bandwidth is the bandwidth's peak; close to the hardware's limit is close to the peak (not where a
+    # limit comes from); torch.compile's max-autotune is a mode of the compiler compared against, not our tuner's pick
+    (r"\bspread (evenly|uniformly|throughout|all over|across the (?:domain|grid|interior|output|tile))", r"distributed \1"),
+    (r"\b(bandwidth|bw|dram throughput|hbm throughput|gb/s|tb/s)( as (?:a )?| in )(%|percent(?:age)?|fraction|share) of (?:the )?peak\b", r"\1\2\3 of peak bandwidth"),
+    (r"\b(?:close to|near|approaching) (?:the )?hardware(?:'s)? limits?\b", "close to peak"),
+    # what a library's timing includes (its setup, its buffer's allocation) is the timed region's scope
+    (r"\bwhat(?:'s| is|s) (?:in|inside|included in) (?:the |that |this |your |our )?(?:[\w'-]+ ){0,2}(?:timings?|timed region|measurement)",
+     "what the timed region includes"),
+    (r"\b(?:[\w-]+ )?(?:timings?|timed (?:region|section|loop|window)|time (?:you|we) measured)(?: (?:for|of) [\w.]+)? (include|includes|including|counting|count|counts|cover|covers)\b([^?!\n]{0,60}?)(?:(?:buffer|workspace) )?alloc\w*",
+     r"timed region \1\2setup"),
+    (r"\b(?:[\w-]+ )?(?:timings?|timed (?:region|section|loop|window)|time (?:you|we) measured)(?: (?:for|of) [\w.]+)? (include|includes|including|counting|count|counts|cover|covers)\b",
+     r"timed region \1"),
+    (r"\b(?:mode ?= ?[\"']?)?max[-_]autotune(?:[-_]no[-_]cudagraphs)?[\"']?", "inductor's best mode"),
     (r"\b(?:run|execute|ran|rerun) (?:every|all (?:the )?) tests?\b", "run the full suite"),
     # "run the whole pytest file - all dtypes, all the parametrized shapes": the suite's scope, not
     # an edge-shape or dtype question (round 11, after the merge)
@@ -292,6 +306,9 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # the seed's timing asked for is an absolute time, unless it is asked whether it is still current
     # a percentile is the latency distribution's, unless it is the statistic of a timing loop over reps
     ("latency_tail", (r"p(?:50|90|95|99|999)(?:\.\d)?",), r"\breps\b|repetitions|single shot|warm-?ups?|timed iter|cuda ?event|chrono|timer|median|stdev|jitter|timings|spread|variance|noise|stable"),
+    # round 15: "what's the error" is an error's size, unless the error is a build's, a crash's or a message
+    ("error_size", (r"what(?:'s| is| was|s) the err(?:or)?\b(?! (?:message|msg|code|log|output|text))",),
+     r"compil|build|\bfail|crash|exception|traceback|\blog\b|ptxas|nvcc|segfault|illegal|launch|cuda error|import|syntax|linker|stack|throw|raise|\bexit"),
     # round 14: a run looped hundreds of times is a failure's repro rate, unless the loop's timings are what is asked
     ("flaky_failures", (r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several |a )?(?:hundred|thousand|\d{3,})(?: ?x| times)?",),
      r"median|\bmean\b|\bavg\b|average|\bp\d\d|\bstd|spread|varian|noise|timing|warm-?up|\bgain|speedup|faster|slower|\bbench|\bms\b|\bus\b"),
@@ -370,6 +387,13 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     # the steps a whole application's time includes (its copies, its pipeline) are that time's scope
     ("overlap", frozenset({"end_to_end"}), None),
     ("transfers", frozenset({"end_to_end"}), None),
+    # round 15: results compared across runs: their spread is determinism's; a shuffled page table
+    # is what a passing suite did not cover; the boundary or the seams where wrong values lie are where they lie
+    ("noise", frozenset({"determinism"}), None),
+    ("full_eval", frozenset({"contiguity"}), None),
+    ("edge_shapes", frozenset({"mismatch_location"}), None),
+    # a kernel's time set against the main kernel's is the breakdown, in whatever unit
+    ("absolute_time", frozenset({"kernel_breakdown"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

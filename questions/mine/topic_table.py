@@ -77,7 +77,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"cudaeventrecord", r"(?<!of )wall time", r"perf_counter", r"do_bench", r"triton\.testing", r"timing (?:loop|method\w*)",
                r"how many (?:reps|repetitions|timed iterations|warm-?up iterations)", r"cudadevicesynchronize", r"host syncs?",
                r"synchroni[sz]\w* (?:inside|in|within) the (?:timed|timing) (?:region|loop)", r"sync(?:hroni[sz]e)? (?:before|after) (?:the )?(?:timer|timing|launch)",
-               r"torch\.cuda\.synchronize", r"how (?:exactly |precisely |actually )?(?:is|was|are|were) (?:the )?(?:time|timing|runtime|kernel time|it|they|that|this|those|these|the \w+|(?:those|these|the|your|ur) (?:numbers?|timings?|figures?|results?)) (?:timed|measured)", r"stop the timer", r"timer code", r"measurement (?:setup|method\w*|procedure|loop|code)",
+               r"torch\.cuda\.synchronize",
+               # round 15: what a timing includes (the calls inside the timed region, the setup it counts)
+               r"what(?:'s| is|s) (?:in|inside|included in) (?:the |that |this |your |our )?(?:[\w'-]+ ){0,2}(?:timings?|timed region|measurement)",
+               r"timed region (?:include|includes|including|counting|count|counts|cover|covers)\b",
+               r"(?:inside|within|outside) the timed (?:region|section|loop|window|block)", r"how (?:exactly |precisely |actually )?(?:is|was|are|were) (?:the )?(?:time|timing|runtime|kernel time|it|they|that|this|those|these|the \w+|(?:those|these|the|your|ur) (?:numbers?|timings?|figures?|results?)) (?:timed|measured)", r"stop the timer", r"timer code", r"measurement (?:setup|method\w*|procedure|loop|code)",
                r"bench(?:mark)?(?:ing)? (?:loop|script|code|setup|methodology|procedure)",
                r"(?:script|code|harness|loop|setup) (?:you|u|we) (?:bench|time|benchmark|measure)\w*(?: with)?",
                r"(?:warm-?up|warmup) (?:count|iters|iterations|steps|runs?|launches|calls|reps)(?: and|,| ?/| vs\.?)",  # round 14: launches, calls, reps; "warmup launches, then"
@@ -201,7 +205,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                           r"most (?:cuda|gpu|device) time", r"(?:the )?\w+ kernel vs the \w+ (?:pass|kernel)",
                           # every launch with its duration
                           r"(?:each|every|all (?:the )?)(?: cuda| gpu)? (?:kernel|launch)(?:es|s)? (?:and|with) (?:its|their) (?:durations?|times?|timings?)",
-                          r"(?:duration|time) of (?:each|every) (?:kernel|launch)")),
+                          r"(?:duration|time) of (?:each|every) (?:kernel|launch)",
+                          # round 15: a secondary kernel's (a combine pass's, a reduction step's) time set against the main kernel's
+                          r"(?:kernel|pass|step|stage)\b[^?!\n]{0,60}\b(?:take|takes|taking|eat|eats|eating|cost|costs)\b[^?!\n]{0,30}(?:compared (?:to|with)|vs\.?|versus|relative to|next to) the (?:[\w-]+ ){0,2}kernel(?: itself)?\b")),
     ("stall_reasons", (r"(?:warp |top |dominant |main )?stall (?:reasons?|breakdown|samples?|sampling|cycles|counts?|counters?)",
                        r"(?:warps?|it|kernel|threads?) (?:is |are )?(?:\w+ )?stall(?:ed|ing|s) (?:on|at|waiting|in)", r"stall(?:ed|ing) on",
                        r"(?:cycles|time) stalled", r"warp stall\w*", r"(?:top|dominant|main) stalls?", r"warp state\w*", r"long[- ]scoreboard", r"short[- ]scoreboard", r"scoreboard",
@@ -390,7 +396,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # pipe's or a metric's share names its resource), the flop rate worked out
                       r"(?<!avg )(?:%|percent|fraction) of (?:the )?peak(?= ?(?:[?!,;]|\.(?!\w)|$))",
                       r"flops? rate", r"flop throughput", r"achieved flop/?s",
-                      r"flop/s")),
+                      r"flop/s",
+                      # round 15: a share of the peak of a named flop precision
+                      r"(?:%|percent\w*|fraction|share) of (?:the )?peak (?:dense )?(?:fp8|fp16|bf16|tf32|fp32|fp64|int8|fp4)\b")),
     ("tensor_cores", (r"tensor[- ]?cores?", r"tcs?", r"hgmma", r"tensor pipe", r"pipe tensor", r"pipe_tensor", r"wgmma", r"hmma",
                       r"imma", r"qgmma", r"mmas?", r"tensor (?:units?|pipes?|math|engines?)", r"mma path", r"ffma", r"fma", r"tcgen05", r"mma\.sync", r"warpgroup mma",
                       r"tensor op", r"tensor_op\w*", r"mma instructions?", r"umma")),
@@ -591,7 +599,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"(?:awkward|irregular|unusual|arbitrary|non-?standard|funny|nasty|ugly|random|prime) (?:\w+ )?(?:sizes?|shapes?|dims?|dimensions?|lengths?|seq ?lens?|widths?|hidden sizes?|head ?dims?)",
                      r"tail (?:iterations?|elements?|loop|case|path|rows?|cols?|columns?|tiles?|blocks?|warps?)",
                      r"(?:don'?t|do not|doesn'?t|does not|won'?t) (?:divide|fit) (?:evenly )?(?:into )?(?:the |a )?(?:tile|block|warp|vector)",
-                     r"(?:not|isn'?t|aren'?t) (?:a )?(?:multiple of|aligned to) (?:the )?(?:tile|block|vector|warp)(?: size| width)?")),
+                     r"(?:not|isn'?t|aren'?t) (?:a )?(?:multiple of|aligned to) (?:the )?(?:tile|block|vector|warp)(?: size| width)?",
+                     # round 15: a skewed or mixed distribution of sequence lengths (many short, a few long)
+                     r"(?:skewed|uneven|non-?uniform|heavy[- ]tailed|long[- ]tailed|mixed|realistic) (?:sequence |seq )?length (?:distributions?|mix(?:es)?)")),
     ("all_scenarios", (r"every (?:scenario|shape|case)(?! where)", r"every input(?! bytes?| (?:hits|lands|goes|maps))", r"all (?:the )?(?:\d+ )?(?:scenarios|shapes|inputs|cases|test cases|configs)",
                        r"every (?:input |test )?(?:config|configuration|dtype|combo|size|test)(?! where)", r"run them all",
                        r"not just the ones you timed", r"only the nice",
@@ -649,7 +659,29 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"diff (?:the |its |our |your )?(?:[\w']+ ){0,3}outputs? (?:against|vs\.?|versus|with|to) (?:the |a |an )?(?:ref\w*|torch|pytorch|golden|cpu|numpy|naive|fp32|fp64|eager|float64|double)",
                     r"worst (?:\d+ |few |handful of )?(?:elements|entries|outputs|mismatches)",
                     r"mismatch(?:ed)? (?:count|rate|fraction|percent\w*)(?![^?.!\n]{0,30}\b(?:runs|calls|launches|reruns|repeats|iterations)\b)",
-                    r"how (?:do|can|would) (?:we|you|i|u) know (?:that )?(?:the |its |our |your )?(?:outputs?|results?|answers?) (?:is|are|isn'?t|isnt|aren'?t|arent) (?:not )?(?:right|correct|valid|garbage|wrong|ok|sane)")),
+                    r"how (?:do|can|would) (?:we|you|i|u) know (?:that )?(?:the |its |our |your )?(?:outputs?|results?|answers?) (?:is|are|isn'?t|isnt|aren'?t|arent) (?:not )?(?:right|correct|valid|garbage|wrong|ok|sane)",
+                    # round 15: a quantisation's error, an error against a library's output (cuFFT, cuBLAS, SDPA), an
+                    # error at a size, a drift against a double reference, the diff asked "how big's", gradients
+                    # (dq/dk/dv, dx/dw) or outputs matching a reference
+                    r"quant\w* (?:error|err)s?", r"err(?:or)?s? (?:vs\.?|against|relative to|compared (?:to|with)) (?:the |an? )?(?:cu(?!da\b)[a-z]+|sdpa|autograd)\b",
+                    r"err(?:or)?s? at (?:n ?= ?)?\d+(?:\.\d+)?[km]\b",
+                    r"drift\w*(?: [\w']+){0,6} (?:vs\.?|against|from|relative to) (?:an? |the )?(?:fp64|float64|f64|double|fp32|float32)\b",
+                    r"how (?:big|large|bad)(?:'s|s) the (?:err\w*|diff\w*|mismatch\w*)",
+                    r"d[a-z]\d?(?: ?/ ?d[a-z]\d?){1,4} (?:all )?match\w*",
+                    r"(?:outputs?|results?|grads?|gradients?) (?:still )?match (?:the )?(?:torch|pytorch|reference|ref|numpy|cpu|eager|golden|fp32|fp64|naive|sdpa|autograd)\b")),
+    # round 15: how an error grows with the length or size of the input (a long scan's or sum's accumulated
+    # rounding): the error asked at each length, on the longest inputs, at a large size
+    ("error_growth", (r"(?:err\w*|drift\w*|deviation\w*|mismatch\w*)[^?!\n]{0,80}\b(?:grow|grows|growing|growth|blow up|blows up) (?:with|over|as|along) (?:the )?(?:length|size|n\b|seq\w*|sequence length|problem size|rows?|number of)",
+                      r"(?:err\w*|drift\w*|deviation\w*) (?:at|for|on|over|across) (?:each|every|all|different|increasing) (?:lengths?|sizes?|seq\w* lengths?|n)\b",
+                      r"(?:err\w*|drift\w*|deviation\w*)\b[^?!\n]{0,30} (?:on|at|for) (?:the |really |very )?(?:longest|long|largest|huge) (?:sequences|rows|inputs|arrays|lengths|sizes|vectors)\b",
+                      r"err(?:or)?s? at (?:n ?= ?)?\d+(?:\.\d+)?[km]\b")),
+    # round 15: where in the output the wrong values lie (the domain's boundary, the tiles' seams, a few indices, or
+    # spread evenly): a pattern that tells an indexing bug from rounding, not the error's size
+    ("mismatch_location", (r"where (?:are|were|do|did|is) (?:the )?(?:mismatch\w*|(?:wrong|bad|differing|incorrect|failing|mismatched) (?:cells|elements|values|outputs|entries|pixels|indices|rows|points))\b",
+                           r"where the (?:mismatch\w*|(?:wrong|bad|differing|incorrect|failing|mismatched) (?:cells|elements|values|outputs|entries|pixels|points))(?: actually)? (?:are|lie|sit|occur|show up)",
+                           r"(?:indices|locations?|positions?|coordinates) of (?:the )?(?:\w+ )?(?:mismatch\w*|(?:wrong|bad|differing|incorrect|failing|mismatched) \w+|(?:cells|elements|values|entries|pixels|points) that (?:differ|mismatch|fail))",
+                           r"(?:wrong|bad|differing|mismatched|incorrect|failing) (?:cells|elements|values|entries|pixels|points)[^?.!\n]{0,60}(?:boundar\w+|border|edges?|seams?|corners?|concentrated|clustered|all over|everywhere|interior)",
+                           r"(?:concentrated|clustered|locali[sz]ed) (?:at|on|along|near|in) (?:the )?(?:[\w-]+ )?(?:boundar\w+|border|edges?|seams?|corners?)")),
     # round 12: outputs compared with a reference or golden implementation
     ("correctness_run", (r"(?:vs\.?|versus|against|with|w/) (?:the |a |an )?(?:naive|reference|ref|python|pytorch|torch|cpu|serial|hf|numpy|scalar|eager)(?: \w+)? (?:impl\w*|version|golden|sampler|scan|code|path|output|result)s?", r"(?:pytorch|torch|python|numpy|cpu) golden", r"golden (?:outputs?|results?|ref\w*|model|values?|comparison|compare|check|test|diff)", r"line up (?:w/|with)", r"mismatch\w* (?:against|vs\.?|with) (?:the )?(?:hf|ref\w*|torch|pytorch|naive|golden)", r"(?:kernel|output|result|impl\w*|implementation)s? (?:is |are )?correct\?", r"(?:check|test|verify|compare)\w* (?:it|this|that|them) (?:vs\.?|against|with) (?:the )?ref(?:erence)?\b", 
                          r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
@@ -704,7 +736,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"bit[- ]?reproducib\w*", r"reproducib\w* bitwise",
                      r"reproducib\w+ (?:of|in) (?:the )?(?:outputs?|results?|grads?|gradients?|values?|bits)",
                      r"numerically identical", r"identical (?:bits|bytes|outputs?|results?|values|grads?|gradients?)",
-                     r"use_deterministic_algorithms", r"cublas_workspace_config", r"split-?k (?:reduction )?order")),
+                     r"use_deterministic_algorithms", r"cublas_workspace_config", r"split-?k (?:reduction )?order",
+                     # round 15: the exact same value every run, the same answer twice
+                     r"(?:exact(?:ly)?|bit-?wise|precisely) (?:the )?same (?:\w+ ){0,2}(?:every|each) (?:run|time|call|launch)",
+                     r"(?:same|identical) (?:answer|result|output|value|sum|bits)s? twice")),
     # a test that fails only sometimes: how often it fails over many reruns (a race, a bad seed), not
     # whether two outputs are bit-equal nor how timings spread
     # round 12: a failure rerun until it repeats, a race suspected
@@ -776,7 +811,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"(?:whole|entire|full) row of the mask", r"running max (?:\w+ ){0,3}-?inf", r"empty (?:sequences?|segments?|key sets?)")),
     ("contiguity", (r"non-?contiguous", r"contiguous", r"strided (?:slice|view|input|tensor)s?", r"transposed view",
                     r"strides?", r"stride ?!=", r"permuted", r"padded leading dim", r"lda", r"leading dim\w*",
-                    r"views?(?= (?:of|into|as input))")),
+                    r"views?(?= (?:of|into|as input))",
+                    # round 15: a paged KV cache whose pages are not in order (a shuffled or permuted block table)
+                    r"(?:shuffled|scrambled|random(?:i[sz]ed)?|permuted|fragmented|out-of-order) (?:physical )?(?:pages?|page (?:indices|ids|table)|block ?tables?|kv pages)",
+                    r"(?:block|page) ?table (?:is |as )?(?:a )?(?:random\w*|shuffled|permut\w*|scrambled)")),
     ("causal_skip", (r"causal (?:vs\.?|versus|to|over) (?:non-?causal|full|dense)", r"causal[^?.]{0,20}(?:vs\.?|versus) non-?causal", r"with and without (?:is_)?causal",
                      r"both masking modes", r"skip\w* (?:the )?(?:fully )?masked tiles", r"early exit",
                      r"causal speedup")),
