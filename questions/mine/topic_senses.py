@@ -394,6 +394,8 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("edge_shapes", frozenset({"mismatch_location"}), None),
     # a kernel's time set against the main kernel's is the breakdown, in whatever unit
     ("absolute_time", frozenset({"kernel_breakdown"}), None),
+    # an error asked as it grows with the input's length: the growth is what is asked
+    ("error_size", frozenset({"error_growth"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it
