@@ -253,6 +253,10 @@ SAME_OUTPUTS = (r"identical|bitwise|same bits|same bytes|bit-|determinis|diff th
                 r"|torch\.equal|equal\(|array_equal|compare the outputs|same input|identical input|same tensors|mismatch"
                 r"|repeated (?:calls|invocations|launches|executions)")
 
+#: an error that is a build's, a crash's or a message, not a numeric one
+NOT_NUMERIC_ERROR = (r"compil|build|\bfail|crash|exception|traceback|\blog\b|ptxas|nvcc|segfault|illegal|launch|cuda error"
+                     r"|import|syntax|linker|stack|throw|raise|\bexit")
+
 WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # re-running is about noise, unless outputs are compared for equality, the seed is re-timed,
     # the cache is flushed between the runs, or the run is the full evaluation
@@ -306,9 +310,10 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # the seed's timing asked for is an absolute time, unless it is asked whether it is still current
     # a percentile is the latency distribution's, unless it is the statistic of a timing loop over reps
     ("latency_tail", (r"p(?:50|90|95|99|999)(?:\.\d)?",), r"\breps\b|repetitions|single shot|warm-?ups?|timed iter|cuda ?event|chrono|timer|median|stdev|jitter|timings|spread|variance|noise|stable"),
-    # round 15: "what's the error" is an error's size, unless the error is a build's, a crash's or a message
-    ("error_size", (r"what(?:'s| is| was|s) the err(?:or)?\b(?! (?:message|msg|code|log|output|text))",),
-     r"compil|build|\bfail|crash|exception|traceback|\blog\b|ptxas|nvcc|segfault|illegal|launch|cuda error|import|syntax|linker|stack|throw|raise|\bexit"),
+    # round 15: "what's the error" is an error's size, and an error "at 1M" the error at that size, unless the error
+    # is a build's, a crash's or a message
+    ("error_size", (r"what(?:'s| is| was|s) the err(?:or)?\b(?! (?:message|msg|code|log|output|text))",), NOT_NUMERIC_ERROR),
+    ("error_growth", (r"err(?:or)?s? at (?:n ?= ?)?\d+(?:\.\d+)?[km]\b",), NOT_NUMERIC_ERROR + r"|\blines?\b|\bline \d"),
     # round 14: a run looped hundreds of times is a failure's repro rate, unless the loop's timings are what is asked
     ("flaky_failures", (r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several |a )?(?:hundred|thousand|\d{3,})(?: ?x| times)?",),
      r"median|\bmean\b|\bavg\b|average|\bp\d\d|\bstd|spread|varian|noise|timing|warm-?up|\bgain|speedup|faster|slower|\bbench|\bms\b|\bus\b"),

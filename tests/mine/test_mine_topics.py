@@ -729,3 +729,66 @@ def test_round_14_vocabulary_names_its_measurement(text, topic):
 ])
 def test_round_14_words_do_not_name_a_measurement_in_another_sense(text, topic):
     assert topic not in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # round 15: written from the domain, not the planted askings
+    ("what's the int8 quantization error on the logits?", "error_size"),
+    ("rel error vs cuBLAS on the 4k matmul?", "error_size"),
+    ("does the output still match sdpa with the sliding window?", "error_size"),
+    ("dx/dw match?", "error_size"),
+    ("how big's the mismatch on the last layer", "error_size"),
+    ("how far does the prefix sum drift from a float64 one", "error_size"),
+    ("you compared it with the reference, what was the error?", "error_size"),
+    ("does the rounding error grow with n for the long reductions?", "error_growth"),
+    ("report the max deviation at each length from 1k to 16M", "error_growth"),
+    ("error at 64k?", "error_growth"),
+    ("what's the drift on the largest arrays vs fp64?", "error_growth"),
+    ("where are the wrong pixels, at the image border or inside?", "mismatch_location"),
+    ("print the coordinates of the mismatched entries", "mismatch_location"),
+    ("are the failures clustered along tile seams?", "mismatch_location"),
+    ("is the error spread evenly across the grid, or concentrated near the halo edges?", "mismatch_location"),
+    ("same bits twice on the same input?", "determinism"),
+    ("do we get exactly the same loss every run?", "determinism"),
+    ("are launch overheads inside the timed region?", "timer"),
+    ("does the cuBLAS timing include the handle creation?", "timer"),
+    ("what's in that timing, setup too?", "timer"),
+    ("what fraction of peak bf16 do we reach?", "compute_peak"),
+    ("throughput with a long-tailed length distribution?", "edge_shapes"),
+    ("does the kernel handle a permuted block table?", "contiguity"),
+    ("correctness with shuffled kv pages?", "contiguity"),
+    ("how long does the epilogue kernel take vs the gemm kernel?", "kernel_breakdown"),
+])
+def test_round_15_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # a build's or a launch's error is not an error size; an error at a line is not at a size
+    ("the build failed, what's the error?", "error_size"),
+    ("what is the error message from the launch?", "error_size"),
+    ("compile error at 12k lines of generated code?", "error_growth"),
+    ("error vs cuda graph replay?", "error_size"),
+    # an error on long rows once (not on the longest, or growing) is its size, not its growth
+    ("check how far the result drifts from a float64 softmax on the long rows", "error_growth"),
+    # a bandwidth's share of the peak is the bandwidth's, not the flop peak's
+    ("report achieved HBM bandwidth as a percent of peak.", "compute_peak"),
+    # close to the hardware's limit is close to its peak, not where a limit comes from
+    ("you said we're close to the hardware limit: what fraction of peak fp16?", "limit_origin"),
+    # torch.compile's max-autotune is the compiler compared against, not our tuner's pick
+    ("time torch.compile(mode='max-autotune') against ours", "tuning_config"),
+    # wrong values spread evenly are where they lie, not a timing's spread
+    ("are the bad cells spread evenly over the interior?", "noise"),
+    # the spread of results run to run is determinism's, not a timing's noise
+    ("does the sum give the same answer twice? what is the run-to-run variation?", "noise"),
+    # the buffer a timing counts is its scope, not the workspace's memory
+    ("is the cub timing counting the temp buffer alloc?", "workspace_memory"),
+    # a kernel's time against the main kernel's is the breakdown, not an absolute time
+    ("how many microseconds does the combine kernel take compared to the main kernel?", "absolute_time"),
+    # the boundary where wrong values lie is not an edge shape
+    ("are the differing cells concentrated at the domain boundary?", "edge_shapes"),
+    # random lengths between runs are not a page table
+    ("random seq lengths per batch, is throughput stable?", "contiguity"),
+])
+def test_round_15_words_do_not_name_a_measurement_in_another_sense(text, topic):
+    assert topic not in topics(text), (text, topics(text))
