@@ -47,10 +47,10 @@ SENSES: tuple[tuple[str, str], ...] = (
     # what a library's timing includes (its setup, its buffer's allocation) is the timed region's scope
     (r"\bwhat(?:'s| is|s) (?:in|inside|included in) (?:the |that |this |your |our )?(?:[\w'-]+ ){0,2}(?:timings?|timed region|measurement)",
      "what the timed region includes"),
-    (r"\b(?:[\w-]+ )?(?:timings?|timed (?:region|section|loop|window)|time (?:you|we) measured)(?: (?:for|of) [\w.]+)? (include|includes|including|counting|count|counts|cover|covers)\b([^?!\n]{0,60}?)(?:(?:buffer|workspace) )?alloc\w*",
-     r"timed region \1\2setup"),
-    (r"\b(?:[\w-]+ )?(?:timings?|timed (?:region|section|loop|window)|time (?:you|we) measured)(?: (?:for|of) [\w.]+)? (include|includes|including|counting|count|counts|cover|covers)\b",
-     r"timed region \1"),
+    (r"\b(?:the|that|this|your|our|ur) (?:[\w-]+ )?(?:timings?|timed (?:region|section|loop|window)|time (?:you|we) measured)(?: (?:for|of) [\w.]+)? (include|includes|including|counting|count|counts|cover|covers)\b([^?!\n]{0,60}?)(?:(?:buffer|workspace) )?alloc\w*",
+     r"the timed region \1\2setup"),
+    (r"\b(?:the|that|this|your|our|ur) (?:[\w-]+ )?(?:timings?|timed (?:region|section|loop|window)|time (?:you|we) measured)(?: (?:for|of) [\w.]+)? (include|includes|including|counting|count|counts|cover|covers)\b",
+     r"the timed region \1"),
     (r"\b(?:mode ?= ?[\"']?)?max[-_]autotune(?:[-_]no[-_]cudagraphs)?[\"']?", "inductor's best mode"),
     (r"\b(?:run|execute|ran|rerun) (?:every|all (?:the )?) tests?\b", "run the full suite"),
     # "run the whole pytest file - all dtypes, all the parametrized shapes": the suite's scope, not
