@@ -314,6 +314,8 @@ WEAK: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # is a build's, a crash's or a message
     ("error_size", (r"what(?:'s| is| was|s) the err(?:or)?\b(?! (?:message|msg|code|log|output|text))",), NOT_NUMERIC_ERROR),
     ("error_growth", (r"err(?:or)?s? at (?:n ?= ?)?\d+(?:\.\d+)?[km]\b",), NOT_NUMERIC_ERROR + r"|\blines?\b|\bline \d"),
+    # how much padding a format introduces is its waste, unless it is shared memory's padding (against bank conflicts)
+    ("padding_waste", (r"how much padding",), r"smem|shared|\bbank|conflict|stride|swizzl|align|\bpitch"),
     # round 14: a run looped hundreds of times is a failure's repro rate, unless the loop's timings are what is asked
     ("flaky_failures", (r"(?:loop|run|rerun) (?:it|the test|that|this) (?:a few |several |a )?(?:hundred|thousand|\d{3,})(?: ?x| times)?",),
      r"median|\bmean\b|\bavg\b|average|\bp\d\d|\bstd|spread|varian|noise|timing|warm-?up|\bgain|speedup|faster|slower|\bbench|\bms\b|\bus\b"),
@@ -401,6 +403,8 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("absolute_time", frozenset({"kernel_breakdown"}), None),
     # an error asked as it grows with the input's length: the growth is what is asked
     ("error_size", frozenset({"error_growth"}), None),
+    # rows uneven enough to pad a format: the padding is what is asked
+    ("edge_shapes", frozenset({"padding_waste"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

@@ -831,6 +831,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:empty|idle|unused) experts?", r"experts? (?:get|gets|with|receive|receives) (?:0|zero|no|nothing|thousands|most)",
                       r"(?:real|realistic|production|trained) routers?", r"routing (?:distribution|skew|imbalance|pattern|histogram)",
                       r"capacity factor", r"group sizes? (?:vary|varies|uneven|differ\w*)", r"(?:uneven|unequal|variable) group sizes?")),
+    # round 15: the share of a padded format's stored or computed entries that is padding (ELL's, a padded batch's)
+    ("padding_waste", (r"padding (?:ratio|overhead|fraction|share|waste|factor|percentage)", r"fill (?:ratio|factor|efficiency)",
+                       r"(?:how(?:s|'s)? much|what fraction|what share|what percent\w*|how many)(?: of)? (?:the )?[\w ]{0,30}(?:is|are) (?:just |only |pure )?(?:padding|padded)\b",
+                       r"(?:fraction|share|percent\w*|%) of (?:the )?(?:stored |computed )?(?:entries|elements|slots|tokens|work|flops)[\w ]{0,20}(?:is|are|that are) (?:just )?(?:padding|padded)")),
     # offsets computed in 32 bits wrapping past 2^31 elements: what type the index math uses
     ("index_overflow", (r"int32 index wrap", r"2 ?(?:\^|\*\*) ?3[12]", r"int_max",
                         r"\d+(?:\.\d+)? ?(?:b|billion) (?:elements|entries|values|rows|tokens)",

@@ -758,6 +758,9 @@ def test_round_14_words_do_not_name_a_measurement_in_another_sense(text, topic):
     ("does the kernel handle a permuted block table?", "contiguity"),
     ("correctness with shuffled kv pages?", "contiguity"),
     ("how long does the epilogue kernel take vs the gemm kernel?", "kernel_breakdown"),
+    ("what's the padding overhead of the sliced-ELL layout?", "padding_waste"),
+    ("what fraction of the batch tokens are padding?", "padding_waste"),
+    ("how much padding does bucketing by length leave?", "padding_waste"),
 ])
 def test_round_15_vocabulary_names_its_measurement(text, topic):
     assert topic in topics(text), (text, topics(text))
@@ -789,6 +792,8 @@ def test_round_15_vocabulary_names_its_measurement(text, topic):
     ("are the differing cells concentrated at the domain boundary?", "edge_shapes"),
     # random lengths between runs are not a page table
     ("random seq lengths per batch, is throughput stable?", "contiguity"),
+    # shared memory's padding is against bank conflicts, not a format's waste
+    ("how much padding do you add to the smem rows?", "padding_waste"),
 ])
 def test_round_15_words_do_not_name_a_measurement_in_another_sense(text, topic):
     assert topic not in topics(text), (text, topics(text))
