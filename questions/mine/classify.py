@@ -138,7 +138,9 @@ _ANSWER = [
     rx(r"\b(?:might be|may be|could be|must be|probably|maybe|likely|i think it's|i bet it's|i bet)\s+"
        r"(?:just\s+)?(?:because|due to|caused by)\b"),
     rx(r"\b(?:caused by|is due to|are due to|comes from the|is coming from)\b"),
-    rx(r"\b(?:you're|you are|it's|it is|its|we're|we are|this is|that's|thats|kernel is|kernel's)\s+"
+    rx(r"\b(?:you're|you are|it's|it is|its|we're|we are|this is|that's|thats|kernel's|"
+       # "the decode step is launch-bound at small batch", "softmax looks memory bound"
+       r"[\w.-]+\s+(?:is|are|was|were|seems|looks|seems\s+to\s+be|looks\s+to\s+be))\s+"
        r"(?:\w+\s+)?(?:memory|compute|bandwidth|latency|launch|register|occupancy|issue|l2|dram|smem)[- ]?"
        r"(?:bound|limited|starved)\b"),
     rx(r"\b(?:there's|there is|there are|you have|you've got|it has|it's got)\s+(?:a\s+|an\s+)?"
@@ -287,6 +289,8 @@ _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 #: "A/B it: with vs without the last commit", "check memory workload analysis: l2 hit ratio").
 _LABEL_ORDER = re.compile(r"^(?:pls\s+|please\s+)?(?:table|tabulate|ablate|a/b|ab test|check|re-?measure|profile|re-?time|compare|"
                           r"diff|count|dump|list|show)\b(?:\s+[\w/.-]+){0,3}$|"
+                          # "query nvidia-smi while it runs: clocks, power draw, ..."
+                          r"^(?:pls\s+|please\s+)?(?:query|poll|sample|watch|log)\s+(?:nvidia-smi|dcgm\w*|nvml|rocm-smi|the\s+gpu)\b(?:\s+[\w/.-]+){0,5}$|"
                           # "show me the roofline point for the kernel: achieved FLOP/s and ..."
                           r"^(?:pls\s+|please\s+)?(?:show|give|print|report|list|measure|compute|dump)\s+(?:me|us)\s+"
                           r"(?:the|a|an)\s+(?:[\w/.-]+\s+){0,6}[\w/.-]+$", re.I)
@@ -538,6 +542,9 @@ _DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|wouldn
                     # "is the 1e-3 error just tf32? tl.dot uses tf32 by default ..." (followed by why: a cause)
                     r"(?:is|are)\s+(?:the|this|that|it|these|those|our|your)\b[^?]{0,40}\b(?:just|only|simply)\s+(?:a\s+|an\s+|the\s+)?"
                     r"(?!(?:noise|luck|random|variance|jitter)\b)\w+)\b")
+#: a build whose flags make the compiler report (registers, spills, line info), not a technique
+_REPORTING_BUILD = rx(r"^(?:(?:please|pls|just|then|now)\s+)*(?:re-?)?(?:compile|build)\b[^.;]{0,60}?"
+                      r"(?:-xptxas[ =]-?v\b|--ptxas-options[ =]-?v\b|--resource-usage|-res-usage|-lineinfo|--keep\b|-keep\b)")
 #: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
 _FIX_VERB = rx(r"^(?:(?:just|then|so|and|instead|maybe|rather)\s+)*(?:allocate|zero|hoist|move|reuse|cache|precompute|fuse|"
                r"inline|unroll|pad|swap|split|merge|drop|remove|replace|switch|use|add|set|make|change|bump|raise|lower|"
@@ -593,8 +600,10 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         # the technique is in what is done, not in what is asked after it ("compile with -Xptxas -v and
         # tell me the register count"; "try float4 loads and tell me the time" still names one)
         done = _ASKED_AFTER.split(core, 1)[0]
-        # ("put the kernel on a roofline chart": the opening verb measures, it hands over no technique)
-        if not tried_input and ((_SOLUTION_CORE.match(done) and not MEASURE_VERB.match(core)) or _SOLUTION_ANY.search(ls)
+        # ("put the kernel on a roofline chart": the opening verb measures, it hands over no technique;
+        # "compile the fp8 mainloop with -Xptxas -v and report ...": a build that reports its resources)
+        opens_measuring = MEASURE_VERB.match(core) is not None or (_REPORTING_BUILD.match(done) is not None and not changes(core))
+        if not tried_input and ((_SOLUTION_CORE.match(done) and not opens_measuring) or _SOLUTION_ANY.search(ls)
                                 or (_HELP.search(ls) and _TERM.search(ls))):
             reasons.append("suggests a solution")
         elif _PROPOSAL.match(core) and s.rstrip().endswith("?"):

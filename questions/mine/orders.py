@@ -42,7 +42,7 @@ _ORDER_OPEN = r"^(?:(?:please|pls|plz|just|now|then|and|also|quickly|first|so|sa
 #: not "compute the softmax in fp32")
 _QUANTITY = (r"(?:t?flops|t?flop/s|bandwidth|bw|roofline|bound|ratio|error|time|bytes|occupancy|throughput|speedup|"
              r"percent(?:age)?|%|numbers?|count|fraction|utili[sz]ation|peak|gb/s|tb/s|arithmetic intensity|"
-             r"intensity|waves?|efficiency|mfu|mbu|hfu)\b")
+             r"intensity|waves?|efficiency|mfu|mbu|hfu|norm|residual|statistics|stats|histogram|distribution)\b")
 #: verbs that measure by themselves
 MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profile|(?:re-?)?benchmark|bench|dump|sweep|calc|"
                   r"prove\s+(?:it|that|this|me\s+wrong)(?=\s+(?:from|with|using|by|in|on)\b)|"
@@ -65,8 +65,9 @@ MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profi
 _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|paste|grep|"
                 r"inspect|look\s+(?:for|at|into)|search\s+for|pull|grab|get\s+(?:me|us)|record|sample|"
                 r"get(?=\s+(?:the|a|an)\s)(?![^,.;]*\b(?:up|down|to|under|below|above|over|passing|working|green|right|"
-                r"fixed|done|going|into|merged|reviewed)\b)|fetch|collect|gather|capture|"
-                r"get(?=\s+[\w.]+__\w)|"  # a metric by its name: "get l1tex__data_bank_conflicts..."
+                r"fixed|done|going|into|merged|reviewed)\b)|fetch|collect|gather|query|"
+                r"capture(?![^.;]{0,60}\b(?:in|into|as)\s+(?:a\s+|one\s+|the\s+|single\s+)*(?:cuda\s+)?graphs?\b)|"
+                r"(?:get|take|read)(?=\s+[\w.]+__\w)|"  # a metric by its name: "get l1tex__data_bank_conflicts..."
                 r"log(?=[^;]{0,120}?\b(?:per|each|every|chosen|selected|picked|which)\b|[^;]{0,120}?\band\s+(?:report|print|paste|show)\s+"
                 r"(?:it|them|the\s+(?:value|number|peak|result)s?)\b(?![^;]*\bto\s+the\b)))\b(?!\s+(?:in|out|rid)\b)")
 #: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
@@ -97,7 +98,7 @@ _ORDER_SETTING = rx(r"^(?:[^,?]{3,120},\s+(?=(?:please|pls|plz)\s+\w+\s+\w)|"
                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
                     r"compare|pull|grab|get|compute|run|rerun)\b))")
-_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|chart|graph|tabulate|"
+_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report(?!\s+(?:back\s+)?(?:when|once|after|if|to)\b)|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|chart|graph|tabulate|"
                   r"make\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph)\b(?!\s+(?:of\s+contents|component|view|widget))|"
                   r"share\s+(?:it|them|the\s+(?:numbers?|results?|plot|chart|table))\s*[.!]*$|send(?:\s+(?:me|us))?(?=\s+(?:the|it|them|over))|"
                   # a metric pulled, not a branch ("... and pull l1tex__...", not "... and pull the latest")
@@ -114,6 +115,9 @@ _THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|
                    r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"
                    r"\b(?:and|then|,)\s+see\s+what\s+(?:comes\s+out|happens|breaks|it\s+(?:does|gives|returns))\b|"
                    r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
+#: the last step of an order, a value reported ("..., and report peak allocated memory")
+_REPORT_TAIL = rx(r"(?:,\s*|\s)(?:and\s+|then\s+)+(?:report|print|paste|post|give\s+(?:me|us)|tell\s+(?:me|us)|show\s+(?:me|us))\s+"
+                  r"(?!(?:back|to|when|once|it\s+to|them\s+to)\b)([^.;]{3,}?)[.!]*$")
 _ARTIFACT_ONLY = rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
                     r"(?:\s+(?:for|of|in)\s+(?!(?:and|then)\b)[\w.-]+(?:\s+(?!(?:and|then)\b)[\w.-]+){0,3})?[.!]*$")
@@ -225,7 +229,12 @@ def measurement_order(sentence: str, doubted: bool = False) -> bool:
     if doubted and _BARE_CHECK.match(core):
         return True  # "you said unrolling by 8 is free. i'd bet it's spilling now. check"
     m = MEASURE_VERB.match(core) or _LOOK_VERB.match(core) or _RUN_VERB.match(core)
-    if m is None or not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
+    if m is None:
+        # steps that change nothing, then a measurable reported: "reset the peak stats, run one
+        # step, and report peak memory next to eager"
+        tail = _REPORT_TAIL.search(core)
+        return tail is not None and bool(MEASURABLE.search(tail.group(1)) or topics(tail.group(1)))
+    if not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False
     if _THEN_MEASURE.search(core, m.end()) or doubted or m.group(1).startswith("prove"):
         return True  # ("prove the padding did something": evidence asked for)

@@ -66,7 +66,11 @@ def _match_places(text: str) -> list[int]:
     """The places where some pattern of the table (or a weak cue) matches: every match of a topic
     begins at one of them."""
     rx = _any_topic()
-    return [m.start() for m in _MATCH_START.finditer(text) if rx.match(text, m.start())]
+    first = rx.search(text)  # (one scan finds the first, or that there is none: most texts)
+    if first is None:
+        return []
+    at = first.start()
+    return [at] + [m.start() for m in _MATCH_START.finditer(text, at + 1) if rx.match(text, m.start())]
 
 
 @lru_cache(maxsize=1)

@@ -699,15 +699,41 @@ NOT_QUESTIONS_ROUND14 = [
 ]
 
 
-#: rounds 9-14: what each message must be read as ("not question": anything but a question)
+# Round 15 (tuned on AW-AZ's lost askings and proposed information; our own wordings) ...
+MEASUREMENT_ORDERS_ROUND15 = [
+    "Build the int4 gemv with -Xptxas -v and report registers per thread and spill stores.",
+    "compile the bf16 epilogue with --resource-usage and paste the register and smem numbers",
+    "Clear the allocator's peak stats, run one training step of the fused softmax, and report peak memory next to eager.",
+    "Query nvidia-smi while it runs: clocks, power draw, throttle reasons, other processes. Paste it.",
+    "Please compute and report the achieved bandwidth of the ELL kernel, counting the minimal bytes (values, indices, x and y) over the kernel time, and state it as a share of peak.",
+    "Please compute the relative L2 norm of the difference between our output and the cuBLAS one on random inputs, and report it.",
+    "Please take lts__t_sectors_op_read.sum from ncu for one sweep, divide by the grid size, and report the result.",
+    "Compute the nonzeros-per-row statistics of the matrix and report the padding overhead of ELL.",
+]
+FACTS_AND_TECHNIQUES_ROUND15 = [
+    "The decode loop is launch-bound at batch 1. Capture the whole step in a CUDA graph.",
+    "the softmax kernel looks memory bound here, fuse it into the matmul epilogue",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND15 = [
+    "Build it with -O3 and fp8 accumulation and report back when done", "capture it into a cuda graph",
+    "reset the branch, rerun the migration, and report to the team channel", "take the afternoon off",
+    "compute the softmax in fp32 and report back when it's merged", "clean up the kernel and report the line count in the PR",
+    "query the database and update the dashboard", "compile it with -Xptxas -v and switch the accumulator to fp16",
+    "build with -lineinfo and use fp8 for the scales, then report the time",
+]
+
+
+#: rounds 9-15: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
                   + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
-                  + MEASUREMENT_ORDERS_ROUND14]
+                  + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
                    + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
-                   + FACTS_AND_TECHNIQUES_ROUND14]
+                   + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
-                   + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14])
+                   + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14
+                   + NOT_QUESTIONS_ROUND15])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
