@@ -292,7 +292,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"block limit (?:shared mem\w*|registers|smem|warps|blocks)", r"launch__occupancy\w*", r"launch stat\w*",
                    r"limited by (?:smem|shared memory|regs|registers|block count)", r"(?:which|what) limiter",
                    # round 14: warps live on each SM
-                   r"warps? (?:are |is )?(?:really |actually )?(?:live|alive|in flight) (?:on|per|in) (?:each |an? |every |the )?sm")),
+                   r"warps? (?:are |is )?(?:really |actually )?(?:live|alive|in flight) (?:on|per|in) (?:each |an? |every |the )?sm",
+                   # round 15: warps resident on an SM (the relearned cues no longer vote "sm" for occupancy)
+                   r"warps? (?:are |is |r )?(?:really |actually )?resident (?:on|per|in) (?:each |an? |every |the )?sm")),
     ("registers", (r"spill\w*", r"local[- ]memory", r"lmem", r"stack frame", r"stack size", r"regs? ?/ ?thread",
                    r"regs? per thread", r"registers? per thread", r"regi?s?t?e?r? count", r"local mem", r"pushed out to local",
                    r"xptxas", r"--?xptxas(?: -v)?", r"--?ptxas-options\S*", r"ptxas(?: -v| info| output| report\w*| says)?", r"maxrregcount", r"launch__registers\w*",

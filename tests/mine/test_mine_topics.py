@@ -761,6 +761,7 @@ def test_round_14_words_do_not_name_a_measurement_in_another_sense(text, topic):
     ("what's the padding overhead of the sliced-ELL layout?", "padding_waste"),
     ("what fraction of the batch tokens are padding?", "padding_waste"),
     ("how much padding does bucketing by length leave?", "padding_waste"),
+    ("how many warps are resident per SM on the scan?", "occupancy"),
 ])
 def test_round_15_vocabulary_names_its_measurement(text, topic):
     assert topic in topics(text), (text, topics(text))
