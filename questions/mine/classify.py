@@ -73,6 +73,8 @@ _CAN_Q = rx(r"^(?:can|could|cannot|can't|couldn't)\s+(?!you\b|u\b|we\b|ya\b)\w")
 _DO_Q = rx(r"^(?:do|(?:don't|dont)(?=\s+(?:we|you|they|i|he|she|it|these|those)\b))\s+"
            r"(?!(?:a|an|it|this|that|some|something|nothing|whatever|so|not|what|as|"
            r"the same|the rest|the following|the other|all of|both of|one|more|less|whatever|them|these changes)\b)"
+           # "do the intra-chunk part as a small matmul": an order (not "do the loads coalesce")
+           r"(?!the\s+[\w-]+(?:\s+[\w-]+)?\s+(?:as|using|via|first|separately|later)\b)"
            r"\w+(?:\s+\w+)?\s+\w+")
 _REQUEST = rx(r"^(?:please\s+|pls\s+|so\s+)?(?:can|could|would|will|can't|couldn't)\s+(?:you|u|we|ya)\s+(?:please\s+)?"
               r"(?:just\s+|quickly\s+|also\s+|maybe\s+|now\s+)?(\w+)")
@@ -232,7 +234,10 @@ _LEADING_BETTER = rx(r"^(?:would\s+(?:a|an|the|using|switching|moving|fusing)\b[
                      r"[^?]{0,60}\b(?:fixed|solved|handled|avoided|hidden|covered)\s+by\b|[^.?!]{0,60}\b"
                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|"
                      r"beat|beats|outperform\w*|win)\b|[^.?!]{0,120}\b(?:made|meant|designed|built)\s+for\b|"
-                     r"[^?]{0,80}\bbecause\b|[^?]{0,140}\b(?:instead of|rather than)\b|[^?]{0,140}\bmake\s+(?:it|this|that|them|the\s+[\w-]+)\s+(?:much\s+|more\s+|a\s+lot\s+)?"
+                     r"[^?]{0,80}\bbecause\b|"
+                     # "shouldn't the cold rows be loaded with an evict-first hint ...?": a technique (not "be tested with")
+                     r"[^?]{0,80}\b(?:be|get)\s+(?!(?:tested|checked|measured|timed|profiled|verified|validated|benchmarked|compared)\b)"
+                     r"[a-z]+ed\s+(?:with|using|via|through|into|as)\b|[^?]{0,140}\b(?:instead of|rather than)\b|[^?]{0,140}\bmake\s+(?:it|this|that|them|the\s+[\w-]+)\s+(?:much\s+|more\s+|a\s+lot\s+)?"
                      r"(?:reproducible|deterministic|faster|cheaper|simpler|stable|safe|correct|coalesced|cache[- ]friendly|\w+able)\b|"
                      r"\s+(?!(?:being|going|anything|something|nothing|everything|thing|string)\b)[a-z]+ing\s+(?:the|a|an|it|them|"
                      r"this|that|these|those|\w+s)\b)")
@@ -340,7 +345,7 @@ def is_interrogative(sentence: str) -> bool:
     m = _REQUEST.match(core)
     if m:  # "can you/we <verb> ...": asks when it asks for a measurement or a question follows the verb
         rest = core[m.start(1):]
-        if rest.startswith("check in "):  # a commit ("can you check in the fix so we know it's saved?")
+        if _CHECK_IN.match(rest):  # a commit ("can you check in the fix so we know it's saved?")
             return False
         return bool(_MEASURING.match(rest) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
                     or (m.group(1) == "see" and (MEASURABLE.search(rest) or topics(rest)))
@@ -474,9 +479,11 @@ def _asks_within(s: str) -> bool:
     return bool(_WH_ANYWHERE.search(s) or _TO_CONFIRM.search(s))
 
 
+#: "check in the fix": a commit (not "check in the profiler whether ...", a look)
+_CHECK_IN = rx(r"^check\s+in\s+(?:the\s+|your\s+|my\s+|our\s+)?(?:fix|fixes|change|changes|patch|work|code|it|them|this|that)\b")
 #: a look whose purpose is a finding: "check the ptx to confirm it emits wgmma", "... so we know the
 #: loads go through TMA" (not "check in the fix")
-_TO_CONFIRM = rx(r"^(?!check\s+in\b)[^?]{0,80}?\b(?:to\s+(?:confirm|verify|see|make\s+sure|find\s+out|prove)|"
+_TO_CONFIRM = rx(r"^(?!check\s+in\s+(?:the\s+|your\s+|my\s+|our\s+)?(?:fix|fixes|change|changes|patch|work|code|it|them|this|that)\b)[^?]{0,80}?\b(?:to\s+(?:confirm|verify|see|make\s+sure|find\s+out|prove)|"
                  r"so\s+(?:that\s+)?(?:we|i|u|you)\s+(?:can\s+)?(?:know|see|confirm|tell))\b")
 
 

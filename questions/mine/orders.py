@@ -51,9 +51,10 @@ MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profi
                   r"make\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)|"
                   r"(?:git\s+)?diff|hash|quantify|count(?!\s+on\b)|plot|compare(?!\s+notes\b)|repeat(?!\s+after\b)|validate|"
                   # a tool as the verb ("ncu --set full the gemm"; not "ncu locks clocks to base ...")
-                  r"(?:ncu|nsys|cuobjdump|nvdisasm|compute-sanitizer)(?!\s+(?:is|was|has|does|did|can|will|would|should|"
+                  r"(?:ncu|nsys|cuobjdump|nvdisasm|compute-sanitizer)(?!(?:\s+-{1,2}[\w=.-]+)*\s+(?:is|was|has|does|did|can|will|would|should|"
                   r"might|may|isn't|doesn't|locks|serializes|serialises|flushes|replays|reports|shows|says|adds|uses|"
-                  r"runs|measures|counts|gives|takes|makes|sets|resets|needs|wants)\b)|"
+                  r"runs|measures|counts|gives|takes|makes|sets|resets|needs|wants|prints|outputs|emits|dumps|lists|generates|"
+                  r"produces|supports|works|can't|cannot|won't)\b)|"
                   r"put\s+(?:[\w.+-]+\s+){1,5}?on\s+(?:a|the)\s+(?:roofline|scaling|timing|latency|throughput)\s+(?:chart|plot|graph)|"
                   r"put\s+(?:the\s+|their\s+|its\s+)?(?:[\w.-]+\s+){0,3}(?:numbers?|timings?|times|results?|figures?|"
                   r"speedups?|bandwidth|t?flops|throughput)\s+(?=next\s+to|beside|alongside)|"
@@ -130,7 +131,8 @@ CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|i
                  r"post|attach|open|close|record|note)\b")
 #: ... except a report posted back to the steerer and a measuring tool used ("... and post
 #: min/median/max", "..., use the sanitizer"): not changes
-_NOT_A_CHANGE = rx(r"\bpost\s+(?:it|them)(?:\s+(?:here|back|next\s+to\s+[^.;]{1,40}))?\s*[.!]*$|"
+_NOT_A_CHANGE = rx(r"(?:(?<=load and )|(?<=loads and )|(?<=load & ))stores?\b|"  # "every global load and store"
+                   r"\bpost\s+(?:it|them)(?:\s+(?:here|back|next\s+to\s+[^.;]{1,40}))?\s*[.!]*$|"
                    r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph)\s*(?:[.!]*$|(?=,|\s+(?:and|with|of(?!\s+contents)|"
                    r"from|for\s+(?:each|every|all)|per)\b))|"
                    # "make sure the border pixels are right" (a check; not "make sure to push", "make sure you commit")

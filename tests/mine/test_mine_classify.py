@@ -724,16 +724,36 @@ NOT_QUESTIONS_ROUND15 = [
 ]
 
 
-#: rounds 9-15: what each message must be read as ("not question": anything but a question)
+# Round 16, the classifier only (tuned on BA-BD's lost askings and proposed information; our own wordings) ...
+MEASUREMENT_ORDERS_ROUND16 = [
+    "check the sass and tell me the width of every global load and store in the main loop",
+    "do the loads coalesce in the transpose", "shouldn't the kernel be tested with odd sizes?",
+    "can you check in the profiler whether the stores are serialised by bank conflicts?",
+]
+FACTS_AND_TECHNIQUES_ROUND16 = [
+    "ncu prints the source line of every stall if you build with -lineinfo",
+    "cuobjdump -sass lists every instruction, far easier than guessing from the ptx",
+    "shouldn't the weights be loaded with an evict-last hint so they stay in L2?",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND16 = [
+    "load the tile and store it transposed", "do the epilogue in registers",
+    "for the ssm scan, do the intra-chunk part as a dense matmul and carry the state across chunks",
+]
+
+
+#: rounds 9-16: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
                   + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
-                  + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15]
+                  + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15
+                  + MEASUREMENT_ORDERS_ROUND16]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
                    + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
-                   + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15]
+                   + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15
+                   + FACTS_AND_TECHNIQUES_ROUND16]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
                    + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14
-                   + NOT_QUESTIONS_ROUND15])
+                   + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
