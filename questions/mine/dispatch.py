@@ -117,9 +117,7 @@ def _atom(p: str, i: int) -> tuple[object | None, int]:
             return None, _skip_group(p, i)
         if p.startswith("(?:", i):
             start = i + 3
-        elif p.startswith("(?P<", i):
-            start = p.index(">", i) + 1
-        elif p.startswith("(?", i):
+        elif p.startswith("(?", i):  # (a named group too: copied into two groups, its name would clash)
             raise _Unknown(p)
         else:
             start = i + 1
@@ -227,7 +225,10 @@ def dispatched(pats: list[str]) -> str:
     character a pattern can start with, by the set of second characters it can have there (one whose
     matches may be one character long by its first alone); a pattern that can start with many
     characters (a digit) in a group of its own set of first characters; one whose start is unknown
-    is tried everywhere. Only whether one matches is kept, not which."""
+    is tried everywhere. Only whether one matches is kept, not which. No patterns: one that never
+    matches (not the empty alternation, which matches everywhere)."""
+    if not pats:
+        return "(?!)"
     by_pair: dict[tuple[str, frozenset[str]], list[str]] = {}
     by_one: dict[str, list[str]] = {}
     by_set: dict[frozenset[str], list[str]] = {}

@@ -77,3 +77,10 @@ def test_case_insensitive_grouping_matches_what_the_plain_one_does():
     plain = re.compile("|".join(f"(?:{p})" for p in pats), re.I)
     for t in ("Why not tile it", "HAVE YOU TRIED tma", "the h100 HAS 132 sms", "Try 64x64", "why not?", "nothing"):
         assert bool(fast.search(t)) == bool(plain.search(t)), t
+
+
+def test_no_patterns_match_nothing_and_a_named_group_is_not_copied():
+    assert re.compile(dispatched([])).search("anything at all") is None
+    # a named group copied under two first characters would be a second definition of its name
+    rx = re.compile(dispatched([r"(?:the |a )?(?P<n>spill)s?", "occupancy"]))
+    assert rx.search("a spills") and rx.search("the spill") and rx.search("occupancy")
