@@ -480,10 +480,11 @@ def _asks_within(s: str) -> bool:
 
 
 #: "check in the fix": a commit (not "check in the profiler whether ...", a look)
-_CHECK_IN = rx(r"^check\s+in\s+(?:the\s+|your\s+|my\s+|our\s+)?(?:fix|fixes|change|changes|patch|work|code|it|them|this|that)\b")
+_CHECK_IN_WORDS = r"check\s+in\s+(?:the\s+|your\s+|my\s+|our\s+)?(?:fix|fixes|change|changes|patch|work|code|it|them|this|that)\b"
+_CHECK_IN = rx("^" + _CHECK_IN_WORDS)
 #: a look whose purpose is a finding: "check the ptx to confirm it emits wgmma", "... so we know the
 #: loads go through TMA" (not "check in the fix")
-_TO_CONFIRM = rx(r"^(?!check\s+in\s+(?:the\s+|your\s+|my\s+|our\s+)?(?:fix|fixes|change|changes|patch|work|code|it|them|this|that)\b)[^?]{0,80}?\b(?:to\s+(?:confirm|verify|see|make\s+sure|find\s+out|prove)|"
+_TO_CONFIRM = rx(r"^(?!" + _CHECK_IN_WORDS + r")[^?]{0,80}?\b(?:to\s+(?:confirm|verify|see|make\s+sure|find\s+out|prove)|"
                  r"so\s+(?:that\s+)?(?:we|i|u|you)\s+(?:can\s+)?(?:know|see|confirm|tell))\b")
 
 
