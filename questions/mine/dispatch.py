@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["dispatched", "starts"]
+__all__ = ["dispatched", "grouping_starts", "starts"]
 
 _WS = frozenset(" \t\n\r\f\v")
 _DIGITS = frozenset("0123456789")
@@ -220,6 +220,15 @@ def starts(pattern: str, n: int = 2) -> frozenset[str] | None:
         return None
 
 
+def grouping_starts(pattern: str) -> frozenset[str] | None:
+    """The beginnings a pattern is grouped by: two characters where they can be read, else one; None
+    when neither can, or the pattern may match nothing (then it must be tried everywhere)."""
+    got = starts(pattern)
+    if got is None:
+        got = starts(pattern, 1)
+    return None if got is None or "" in got else got
+
+
 def dispatched(pats: list[str]) -> str:
     """One alternation of `pats`, grouped by the characters each can start with: under each first
     character a pattern can start with, by the set of second characters it can have there (one whose
@@ -234,10 +243,8 @@ def dispatched(pats: list[str]) -> str:
     by_set: dict[frozenset[str], list[str]] = {}
     rest: list[str] = []
     for p in pats:
-        got = starts(p)
+        got = grouping_starts(p)
         if got is None:
-            got = starts(p, 1)
-        if got is None or "" in got:
             rest.append(p)
             continue
         firsts = frozenset(s[0] for s in got)

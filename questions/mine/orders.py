@@ -133,8 +133,8 @@ CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|i
 #: min/median/max", "..., use the sanitizer"): not changes
 _NOT_A_CHANGE = rx(r"(?:(?<=load and )|(?<=loads and )|(?<=load & ))stores?\b|"  # "every global load and store"
                    r"\bpost\s+(?:it|them)(?:\s+(?:here|back|next\s+to\s+[^.;]{1,40}))?\s*[.!]*$|"
-                   r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph)\s*(?:[.!]*$|(?=,|\s+(?:and|with|of(?!\s+contents)|"
-                   r"from|for\s+(?:each|every|all)|per)\b))|"
+                   r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:(?:table|plot|chart|graph)\s*(?:[.!]*$|(?=,|\s+(?:and|with|of(?!\s+contents)|"
+                   r"from|for\s+(?:each|every|all)|per)\b))|histogram\s+of(?!\s+contents))|"
                    # "make sure the border pixels are right" (a check; not "make sure to push", "make sure you commit")
                    r"\bmake\s+sure\s+(?!(?:to|you|u|we|i|they)\b)(?:that\s+)?(?:the\s+|it|they|nothing|no|all|every|each|[\w.-]+\s+(?:is|are|does|do))"
                    r"[^.;]{0,80}?\b(?:right|correct|match\w*|ok|okay|fine|identical|the\s+same|intact|valid|sane|pass\w*|"
@@ -147,7 +147,6 @@ _NOT_A_CHANGE = rx(r"(?:(?<=load and )|(?<=loads and )|(?<=load & ))stores?\b|" 
                    r"(?:slack|channel|thread|pr|wiki|readme|docs?|issue|ticket)\b)|"
                    r"\buse\s+(?:the\s+|a\s+)?(?:compute-sanitizer|sanitizer|memcheck|racecheck|ncu|nsys|nsight(?:\s+\w+)?|"
                    r"profiler|cuobjdump|cuda\s+events|events)\b(?![^.;]*\b(?:and|then)\s+(?:fix|change|update|commit)\b)|"
-                   r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph|histogram)\s+of(?!\s+contents)|"
                    r"\bsend\s+(?:me\s+|us\s+|over\s+)?(?:the\s+)?(?:timeline|trace|numbers?|results?|output|profile|report|table|"
                    r"timings?|values?|counts?|stats|metrics?)\b(?![^.;]*\b(?:to|in|on)\s+(?:the\s+)?(?:team|channel|slack|thread|email|everyone|them)\b)")
 

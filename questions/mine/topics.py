@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from questions.mine.dispatch import dispatched, starts
+from questions.mine.dispatch import dispatched, grouping_starts
 from questions.mine.normalise import near, near_index
 from questions.mine.topic_senses import REAL_WORDS, SCOPES, SENSES, WEAK
 from questions.mine.topic_table import TOPICS
@@ -76,16 +76,14 @@ def _match_places(text: str) -> list[int]:
 @lru_cache(maxsize=1)
 def _compiled_with_starts() -> tuple[tuple[str, re.Pattern, tuple[frozenset[str] | None, frozenset[str]]], ...]:
     """Each topic's pattern with the two-character and one-character beginnings its matches can have
-    (`dispatch.starts`; None: some pattern's is unknown, try it wherever the table matches)."""
+    (`dispatch.grouping_starts`; None: some pattern's is unknown, try it wherever the table matches)."""
     out = []
     for (name, rx), (_, pats) in zip(_compiled(), TOPICS):
         twos: set[str] | None = set()
         ones: set[str] = set()
         for p in pats:
-            got = starts(p)
+            got = grouping_starts(p)
             if got is None:
-                got = starts(p, 1)
-            if got is None or "" in got:
                 twos = None
                 break
             twos.update(s for s in got if len(s) == 2)
