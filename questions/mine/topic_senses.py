@@ -243,6 +243,20 @@ SENSES: tuple[tuple[str, str], ...] = (
     # the output compared with the old version's: the old version is the reference of a correctness check
     *((rf"\b{w}(s?\b[^.!\n]{{0,60}}?\bcompar\w* (?:it|them|that) )(?:to|against|with) (?:the )?(?:old|previous|last|prior) "
        r"(?:version|build|kernel|impl\w*|code)\b", rf"{w}\1against the reference") for w in ("output", "result")),
+    # round 16: noise as an input's content (a random-noise image, inputs of uniform noise) is the values fed in, not a
+    # timing's spread; ties resolved by a rule describe the reference, not inputs with ties; a training run or a loss that
+    # diverges is the optimisation's, not warp divergence; the toolchain's version is the build's, not ptxas's resource
+    # report; ptxas unrolling a loop is the unrolling, and iterations per trip of a loop its unroll factor
+    (r"\b(?:random|uniform|gaussian|white|salt[- ]and[- ]pepper|perlin)[- ]noise(?= (?:images?|imgs?|inputs?|frames?|data|textures?|patterns?|pictures?|fields?)\b)",
+     "random-valued"),
+    (r"\bon (?:random |uniform |gaussian |white )?noise(?= ?(?:inputs?|images?|imgs?|frames?|data)?(?:[?.!,;]|$| (?:or|and|only|input|image)\b))",
+     "on random values"),
+    (r"\bties? (?:resolved|broken|broke|settled|decided) by\b", "ordered by"),
+    (r"\b((?:training|train|loss|losses|optimi[sz]er|model|run|runs)\b[^.?!\n]{0,30}?)\b(?:diverg\w*)", r"\1blowing up"),
+    (r"\b(?:cuda|nvcc|ptxas|compiler|toolkit|toolchain|triton|llvm)(?: ?(?:/|and|\+) ?(?:cuda|nvcc|ptxas|compiler|toolkit|driver))? (?:version|ver)s?\b",
+     "toolchain version"),
+    (r"\bptxas (?:really |actually |even |fully )?(unroll\w*|keep the unroll\w*|kept the unroll\w*|re-?roll\w*)", r"the compiler \1"),
+    (r"\b(?:iter(?:ation)?s?|copies) per (?:loop )?trip\b", "unroll factor"),
 )
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
@@ -405,6 +419,11 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("error_size", frozenset({"error_growth"}), None),
     # rows uneven enough to pad a format: the padding is what is asked
     ("edge_shapes", frozenset({"padding_waste"}), None),
+    # round 16: an output checked on inputs of degenerate values (a zero divisor, ties): the values are what is asked,
+    # the check (an error, NaNs, a reference) is how
+    *((m, frozenset({"input_values"}), None) for m in ("error_size", "correctness_run", "precision")),
+    # the SASS read for the loop's unrolling: the unroll factor is what is asked
+    ("sass_dump", frozenset({"unrolling"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

@@ -404,6 +404,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tensor_cores", (r"tensor[- ]?cores?", r"tcs?", r"hgmma", r"tensor pipe", r"pipe tensor", r"pipe_tensor", r"wgmma", r"hmma",
                       r"imma", r"qgmma", r"mmas?", r"tensor (?:units?|pipes?|math|engines?)", r"mma path", r"ffma", r"fma", r"tcgen05", r"mma\.sync", r"warpgroup mma",
                       r"tensor op", r"tensor_op\w*", r"mma instructions?", r"umma")),
+    # round 16: whether reads go through the texture path (texture objects, TEX/TLD instructions, the units'
+    # hardware filtering) or plain global loads
+    ("texture_path", (r"tex(?:ture)?[- ]?(?:units?|hw|hardware|cache|fetch\w*|instructions?|path|pipe|objects?|reads?|loads?|sampl\w*|filter\w*|interp\w*|memory|lookups?)",
+                      r"(?:cuda)?tex(?:ture)?object\w*", r"tex[123]d\w*", r"(?:tex|tld4?|texs|tlds)(?: ?/ ?(?:tex|tld4?|texs|tlds))* (?:instructions?|ops?|fetch\w*)",
+                      r"(?:through|thru|via|using|uses?|on) (?:the )?textures?", r"(?:hardware|hw|texture) (?:bi|tri)?linear (?:filtering|interpolation|sampling)",
+                      r"(?:bi|tri)?linear (?:filtering|interpolation|sampling) (?:in|by|from|on) (?:the )?(?:hardware|hw|texture\w*)")),
     # the instructions a kernel executes (a measurement) ...
     ("instruction_mix", (r"instruction mix", r"instr mix", r"issued instructions", r"instructions? (?:count|mix|show up|emitted)",
                          r"what instructions", r"which (?:\w+ )?instructions (?:show up|are (?:emitted|there|used))",
@@ -418,7 +424,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"grep (?:the )?(?:sass|ptx|cubin)", r"cubin", r"fatbin",
                    # disassembly by its short names
                    r"disasm", r"objdump", r"godbolt", r"compiler explorer",
-                   r"(?:generated|emitted) (?:assembly|machine code)", r"assembly (?:listing|output|code)", r"-?-keep")),
+                   r"(?:generated|emitted) (?:assembly|machine code)", r"assembly (?:listing|output|code)", r"-?-keep",
+                   # round 16: what the compiled code shows
+                   r"(?:in|from|inside|read|check\w*|grep\w*|look\w* at) (?:the )?(?:compiled|generated) (?:code|binary|kernel|output)")),
     ("arch_target", (r"(?:built|compiled|compile|build|target\w*|generated) (?:\w+ )?for (?:sm_?\d+a?|compute_\d+a?|hopper|blackwell|the h\d00)",
                      r"-arch", r"--gpu-architecture", r"-?gencode", r"plain sm_?\d+", r"target arch\w*",
                      r"sm_?\d+a? (?:vs\.?|or|instead of) (?:plain )?sm_?\d+a?",
@@ -435,6 +443,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"(?:cflags|cxxflags|nvcc_flags|cuda_flags|extra_cuda_cflags|cmake_cuda_\w+)",
                      r"(?:arch|code)=(?:compute|sm)_\d+a?", r"-o[0-3]", r"--?list-ptx",
                      r"flags (?:even )?(?:applied|passed|picked up|honou?red|taking effect|in effect)",
+                     # round 16: the toolchain that built it (its version), the optimisation level and the other flags
+                     r"toolchain version", r"(?:version|ver) of (?:cuda|nvcc|ptxas|the compiler|the toolkit|the toolchain|triton)",
+                     r"opt(?:imi[sz]ation)? (?:level|flags?)", r"-lineinfo", r"--?use_fast_math", r"fast[- ]math",
+                     r"(?:which|what) (?:compiler )?flags", r"flags (?:r|are) we (?:on|using|building with)",
                      r"(?:which|what) (?:sm|arch\w*|gpu|compute capability)s? (?:did|does|is|was) (?:nvcc|the compiler|it|the build|ptxas|the kernel|cmake) (?:target|build|compil)\w*")),
     ("flop_count", (r"flop count", r"flops? (?:does|do|per)", r"count the flops", r"redundant compute",
                     r"floating-point work", r"minimal flop", r"ideal flop", r"how many flops",
@@ -495,7 +507,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    # round 14: the copy API by name (a device-to-device copy is the copy ceiling's), slang for transfers, the transfer part of a step
                    r"(?<!d2d )(?<!device-to-device )(?<!device to device )cudamemcpy(?!devicetodevice)\w*", r"xfers?", r"htod", r"dtoh", r"transfer (?:part|step|phase|share)s?")),
     ("unrolling", (r"(?:is|was|did|does) (?:the |that |this )?(?:\w+ )?loop (?:get |got |being |been )?unrolled",
-                   r"unrolled (?:or not|fully|by the compiler)", r"did (?:the compiler|nvcc|ptxas) unroll", r"pragma unroll (?:take|work|apply)")),
+                   r"unrolled (?:or not|fully|by the compiler)", r"did (?:the compiler|nvcc|ptxas) unroll", r"pragma unroll (?:take|work|apply)",
+                   # round 16: the factor the compiler actually unrolled by (copies of the loop body in the SASS), kept or re-rolled
+                   r"unroll(?:ing|ed)? (?:factors?|counts?|depth|amount|degree)", r"unroll(?:ed|ing)?[- ]by[- ]?\d+", r"unroll(?:ed|ing)? (?:it |the loop )?by \d+",
+                   r"(?:copies|replicas|instances|repetitions) of the (?:[\w-]+ ){0,2}(?:loop )?body", r"(?:loop )?body copies", r"re-?roll\w*",
+                   r"(?:the compiler|compiler|nvcc|llvm|triton|the backend) (?:really |actually |even |fully )?(?:unroll(?:s|ed)?|keep|kept|kept the unroll\w*|keep the unroll\w*) (?:the )?(?:[\w-]+ )?(?:loop|unroll\w*)",
+                   r"unroll factor")),
     ("tuning_config", (r"autotun\w*", r"which (?:config|configuration|tile size|block size) (?:did|does|was|is|won)",
                        r"best (?:config|configuration|tile size)", r"launch config\w*", r"what block size",
                        r"how many threads per block (?:does|do|is|are)", r"tuning sweep", r"block_[mnk]", r"num_warps", r"best_config",
@@ -603,7 +620,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"(?:don'?t|do not|doesn'?t|does not|won'?t) (?:divide|fit) (?:evenly )?(?:into )?(?:the |a )?(?:tile|block|warp|vector)",
                      r"(?:not|isn'?t|aren'?t) (?:a )?(?:multiple of|aligned to) (?:the )?(?:tile|block|vector|warp)(?: size| width)?",
                      # round 15: a skewed or mixed distribution of sequence lengths (many short, a few long)
-                     r"(?:skewed|uneven|non-?uniform|heavy[- ]tailed|long[- ]tailed|mixed|realistic) (?:sequence |seq )?length (?:distributions?|mix(?:es)?)")),
+                     r"(?:skewed|uneven|non-?uniform|heavy[- ]tailed|long[- ]tailed|mixed|realistic) (?:sequence |seq )?length (?:distributions?|mix(?:es)?)",
+                     # round 16: an image's border (its edge rows and columns, the outer pixels) against the interior only
+                     r"(?:borders?|boundar(?:y|ies)|edge) (?:pixels?|rows?|cols?|columns?|cells?|regions?|band|strips?|samples?|points?)(?: (?:and|&|/) (?:rows?|cols?|columns?|corners?))?",
+                     r"halo (?:pixels?|cells?|points?)",
+                     r"(?:outer|outermost|image|frame|picture)(?: [\w-]+)? (?:borders?|boundar(?:y|ies)|edges?)",
+                     r"(?:over|on|for|in|of) (?:the )?interior(?: (?:pixels?|points?|cells?|region))? only", r"only (?:over |on |for |in )?the interior",
+                     r"(?:check|checked|test|tested|cover|covered|verif\w*|validat\w*|compar\w*|includ\w*)(?: (?:just|only|also|even))? (?:the )?(?:borders|boundaries|halos)",
+                     r"(?:border|boundary|halo) (?:diffs?|differences?|errors?|errs?|mismatch\w*|modes?|conditions?|correctness)")),
     ("all_scenarios", (r"every (?:scenario|shape|case)(?! where)", r"every input(?! bytes?| (?:hits|lands|goes|maps))", r"all (?:the )?(?:\d+ )?(?:scenarios|shapes|inputs|cases|test cases|configs)",
                        r"every (?:input |test )?(?:config|configuration|dtype|combo|size|test)(?! where)", r"run them all",
                        r"not just the ones you timed", r"only the nice",
@@ -670,7 +694,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"drift\w*(?: [\w']+){0,6} (?:vs\.?|against|from|relative to) (?:an? |the )?(?:fp64|float64|f64|double|fp32|float32)\b",
                     r"how (?:big|large|bad)(?:'s|s) the (?:err\w*|diff\w*|mismatch\w*)",
                     r"d[a-z]\d?(?: ?/ ?d[a-z]\d?){1,4} (?:all )?match\w*",
-                    r"(?:outputs?|results?|grads?|gradients?) (?:still )?match (?:the )?(?:torch|pytorch|reference|ref|numpy|cpu|eager|golden|fp32|fp64|naive|sdpa|autograd)\b")),
+                    r"(?:outputs?|results?|grads?|gradients?) (?:still )?match (?:the )?(?:torch|pytorch|reference|ref|numpy|cpu|eager|golden|fp32|fp64|naive|sdpa|autograd)\b",
+                    # round 16: the error where a region's values are compared (the border's diff, the error on the edge
+                    # pixels); a count of entries that differ from a reference; an output matching a library's
+                    r"(?:border|boundary|halo|edge|interior)(?: (?:pixels?|rows?|cols?|columns?|cells?|region))? (?:diffs?|differences?|errors?|errs?)",
+                    r"(?:max\w*|mean|worst|largest|biggest|peak)(?: abs\w*| rel\w*)? (?:errs?|errors?|diffs?|differences?) (?:on|at|along|over|in|around) (?:the )?(?:[\w-]+ )?(?:borders?|boundar(?:y|ies)|halos?|edges?|interior|edge (?:pixels?|rows?|columns?))",
+                    r"how many (?:of (?:the|them) )?(?:[\w-]+ ){0,3}(?:differ|disagree|mismatch|don'?t match|do not match)\w*",
+                    r"(?:outputs?|results?|it) (?:still )?match(?:es)? (?:the )?(?:opencv|ocv|npp|cv2|cv::cuda\S*|cublas|cufft|cusparse|cudnn|cutlass|cub)\b")),
     # round 15: how an error grows with the length or size of the input (a long scan's or sum's accumulated
     # rounding): the error asked at each length, on the longest inputs, at a large size
     ("error_growth", (r"(?:err\w*|drift\w*|deviation\w*|mismatch\w*)[^?!\n]{0,80}\b(?:grow|grows|growing|growth|blow up|blows up) (?:with|over|as|along) (?:the )?(?:length|size|n\b|seq\w*|sequence length|problem size|rows?|number of)",
@@ -688,7 +718,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
                          r"(?:validat|verif|check)\w* (?:\w+ )?(?:vs\.?|against) (?:the )?reference", r"accuracy (?:sweep|check|test)s?",
                          r"run (?:the )?correctness", r"correctness on",
-                         r"(?:validate|verify|verified|check|checked|compare|compared)\w* (?:the |its |our )?(?:outputs?|results?) (?:vs\.?|against|with|to) (?:the )?(?:reference|ref|torch|pytorch|eager)")),
+                         r"(?:validate|verify|verified|check|checked|compare|compared)\w* (?:the |its |our )?(?:outputs?|results?) (?:vs\.?|against|with|to) (?:the )?(?:reference|ref|torch|pytorch|eager)",
+                         # round 16: a brute-force search as the reference; a torch op checked against; agreeing with a
+                         # reference; whether an approximate result is exact
+                         r"(?:vs\.?|versus|against|to|with|as|w/|from) (?:the |a |an )?(?:naive |exhaustive |exact )?brute[- ]?force(?: (?:reference|ref|search|result|answer|version|baseline|output|knn|scan))?",
+                         r"brute[- ]?force (?:reference|ref|check|comparison|oracle|ground truth)",
+                         r"(?:check|test|verify|validate|compare)\w* (?:it|this|that|them|the (?:outputs?|results?)) (?:vs\.?|against|with|to) (?:the )?torch\.\w+",
+                         r"(?:dis)?agree\w* (?:w/|with) (?:the )?(?:torch|pytorch|reference|ref|numpy|cpu|golden|naive|scipy)\b",
+                         r"(?:exact|exactly right|exactly correct)\?")),
     ("tolerance_change", (r"(?:loosen|widen|relax|raise|bump|change|increase)\w* (?:the )?(?:tol\w*|atol|rtol)",
                           r"(?:tol\w*|atol|rtol) (?:was |been |got )?(?:loosened|widened|relaxed|raised|changed|touched|modified|bumped)",
                           r"touch(?:ed)? the (?:tol\w*|checker|threshold)")),
@@ -821,7 +858,16 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"causal speedup")),
     ("input_values", (r"ties", r"tied (?:values|scores)", r"duplicate (?:values|keys|scores|indices)", r"(?:all[- ])?zeros? (?:inputs?|rows?)",
                       r"constant (?:inputs?|rows?|values)", r"input distribution", r"sorted inputs?", r"adversarial inputs?",
-                      r"all[- ](?:zeros?|ones)", r"uniform (?:inputs?|values|rows?)")),
+                      r"all[- ](?:zeros?|ones)", r"uniform (?:inputs?|values|rows?)",
+                      # round 16: inputs whose values make the arithmetic degenerate: a zero component of a direction or a
+                      # divisor (a ray parallel to an axis), values tied or duplicated, many equal
+                      r"(?:a |with )?(?:zero|0) (?:in (?:the |a |its |their )?(?:direction|dir|vector|denominator|divisor|normal)\w*|(?:direction |dir |vector )?components?|(?:divisors?|denominators?))",
+                      r"dir(?:ection)?\.?[xyz] ?(?:==?|is) ?0(?![\d.])",
+                      r"axis[- ](?:parallel|aligned) (?:rays?|directions?|lines?|vectors?|inputs?|segments?)",
+                      r"(?:rays?|directions?|lines?|vectors?|segments?) (?:\w+ )?parallel to (?:an?|each|the|one|any|every) (?:\w+ )?(?:axis|axes|plane)",
+                      r"tie (?:mismatch\w*|cases?|handling|breaking|order\w*)", r"tie-?break\w*",
+                      r"duplicat\w* (?:values|keys|scores|indices|ids|entries|elements|inputs|rows|logits)",
+                      r"(?:some|many|several|multiple|two|duplicate|a (?:bunch|lot|few|couple) of|lots of|a handful of) (?:of (?:the )?)?(?:scores|values|keys|elements|inputs|entries|logits) (?:are |being |that are )?(?:equal|tied|identical|the same)")),
     # work spread unevenly over groups: tokens routed to a few experts, segments of very different
     # lengths in a grouped launch; is it still fast, still right
     # round 12: work piled on one bin, cell or expert against a uniform spread
@@ -832,7 +878,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:balanced|uniform|even|random) (?:routing|router|tokens per|expert load|expert assignment)",
                       r"(?:empty|idle|unused) experts?", r"experts? (?:get|gets|with|receive|receives) (?:0|zero|no|nothing|thousands|most)",
                       r"(?:real|realistic|production|trained) routers?", r"routing (?:distribution|skew|imbalance|pattern|histogram)",
-                      r"capacity factor", r"group sizes? (?:vary|varies|uneven|differ\w*)", r"(?:uneven|unequal|variable) group sizes?")),
+                      r"capacity factor", r"group sizes? (?:vary|varies|uneven|differ\w*)", r"(?:uneven|unequal|variable) group sizes?",
+                      # round 16: every element of one value (a constant image, all pixels in one bin): the worst case of a
+                      # histogram's or a hash table's contention
+                      r"(?:every|each|all(?: the)?) (?:pixels?|values?|elements?|keys?|inputs?|entries|items|samples?|points?) (?:has|have|is|are|with|having|sharing|share) (?:the )?(?:same|identical|one|a single|an identical) (?:value|key|bin|colou?r|intensity|level)",
+                      r"(?:every|each|all(?: the)?) (?:pixels?|values?|elements?|keys?|inputs?|entries|items|samples?|points?) (?:lands?|falls?|goes|go|maps?|hash(?:es)?|ends? up) (?:in|into|to|on|in the same) (?:one|1|a single|the same|a|the) ?(?:bin|bucket|slot|key|cell|counter|entry)?",
+                      r"(?:all[- ](?:black|white|zero|same|one[- ]colou?r)|solid[- ]colou?r|flat|constant|single[- ]colou?r|blank|uniform[- ]colou?r|monochrome) (?:images?|imgs?|frames?|pictures?|pics?|textures?)")),
     # round 15: the share of a padded format's stored or computed entries that is padding (ELL's, a padded batch's)
     ("padding_waste", (r"padding (?:ratio|overhead|fraction|share|waste|factor|percentage)", r"fill (?:ratio|factor|efficiency)",
                        r"(?:how(?:s|'s)? much|what fraction|what share|what percent\w*|how many)(?: of)? (?:the )?[\w ]{0,30}(?:is|are) (?:just |only |pure )?(?:padding|padded)\b",
@@ -862,7 +913,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"scaled_dot_product_attention", r"(?:torch|pytorch) reference (?:implementation )?(?:time|timing|speed|runtime)", r"scaled dot product attention", r"f\.(?:linear|softmax|layer_norm|rms_norm|gelu|silu|conv\dd|embedding|cross_entropy|scaled_dot_product_attention)",
                          r"(?:library|vendor|framework) (?:baseline|implementation|version|kernel|reference|number)s?", r"cudnn\w*", r"cub(?:::\w+)?",
                          r"thrust", r"triton\.ops", r"quack", r"deepgemm", r"torch\.ops\.\w+", r"torch\.nn\.functional\.\w+",
-                         r"torch\._(?:scaled_mm|int_mm|scaled_dot_product\w*|flash_attention\w*|efficient_attention\w*|fused\w*|foreach\w*)", r"_scaled_mm")),
+                         r"torch\._(?:scaled_mm|int_mm|scaled_dot_product\w*|flash_attention\w*|efficient_attention\w*|fused\w*|foreach\w*)", r"_scaled_mm",
+                         # round 16: the imaging, signal and math libraries (NPP's nppi* calls, OpenCV's CUDA module, cuFFT)
+                         r"npp(?:i\w*|s\w*)?", r"opencv(?:'s)?(?: cuda)?", r"ocv", r"cv::cuda(?:::\w+)?", r"cv2\.cuda(?:\.\w+)?",
+                         r"cufft\w*", r"curand\w*", r"cutensor\w*", r"nvjpeg", r"cv-?cuda")),
     ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones|shapes?|ratios|speedups|timings|numbers|results)",
                       r"(?:breakdown|break\w* (?:[\w.]+ ){0,2}down|split) by (?:input )?(?:config|configuration|scenario|shape|case|problem size|test)s?(?![\w-])",
                       r"(?:speed\w*|times?|timings?|ms|us|ratios?|slower|faster|[\d.]+x)(?: [^?.!\n]{0,40})? (?:for|on) each (?:of the )?(?:\d+ )?(?:scenarios?|shapes?|cases?|configs?|sizes?|inputs?)",
