@@ -391,7 +391,7 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("contiguity", frozenset({"index_overflow"}), None),
     ("nan_inf", frozenset({"index_overflow"}), None),
     # a library (or torch op) named as the reference of an error is the reference, not a speed baseline
-    ("vendor_baseline", frozenset({"error_size", "correctness_run", "convergence"}), None),
+    ("vendor_baseline", frozenset({"error_size", "correctness_run", "convergence", "grad_check"}), None),  # round 16: gradients too
     # an error that "blows up" with the condition number grows; it is not an inf
     ("nan_inf", frozenset({"conditioning"}), None),
     # an error measured over condition numbers is the conditioning study
@@ -424,6 +424,12 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     *((m, frozenset({"input_values"}), None) for m in ("error_size", "correctness_run", "precision")),
     # the SASS read for the loop's unrolling: the unroll factor is what is asked
     ("sass_dump", frozenset({"unrolling"}), None),
+    # the gradients' error is asked as the gradients checked; gradients compared across runs are determinism's
+    ("error_size", frozenset({"grad_check"}), None),
+    ("correctness_run", frozenset({"grad_check"}), None),
+    ("grad_check", frozenset({"determinism"}), None),
+    # an error taken at several lengths is the error's growth, not a time's curve
+    ("scaling", frozenset({"error_growth"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

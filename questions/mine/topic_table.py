@@ -492,7 +492,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("overlap", (r"run(?:s|ning)? at the same time", r"seriali[sz]\w*", r"concurren(?:cy|t)(?! req\w*| users?| clients?| sequences?| curve)", 
                  r"overlap\w*", r"pipelin\w*", r"double[- ]buffer\w*", r"multi-?stage", r"(?:pipeline|smem|async|\d+)[- ]stages?",
                  r"(?:number of|how many) stages", r"prefetch\w*", r"latency hiding", r"hid(?:e|es|ing) (?:the )?(?:load |memory )?latency",
-                 r"warp[- ]speciali[sz]\w*")),
+                 r"warp[- ]speciali[sz]\w*",
+                 # round 16: communication hidden behind compute or exposed (a ring's send/recv, collectives, P2P copies)
+                 r"(?:comm\w*|communication|send ?/ ?recv|p2p(?: copies| transfers)?|nccl|collectives?|all-?reduce|all-?gather|reduce-?scatter|transfers?)(?: \w+){0,6} (?:exposed|hidden|hid|unhidden)\b",
+                 r"(?:exposed|hidden|unhidden|non-?overlapped) (?:comm\w*|communication|transfers?|copy time|send ?/ ?recv|all-?reduce|collectives?)",
+                 r"hidden behind (?:the )?(?:\w+ )?(?:compute|math|matmul|gemm|kernel|attention)",
+                 r"(?:waiting|wait|waits|stalled|blocked) (?:on|for) (?:the )?(?:kv )?(?:comm\w*|communication|send ?/ ?recv|sends?|recvs?|p2p(?: copies| transfers)?|nccl|collectives?|all-?reduce|all-?gather|transfers)")),
     ("atomics", (r"atomic\w*", r"contention", r"red\.global", r"atom\.")),
     # round 14: reads out of bounds are `topic_senses.WEAK`'s (the sanitizer's, unless asked of the odd sizes with no tool named)
     ("memory_safety", (r"race (?:conditions?|check\w*)", r"(?:no|any|a|data|smem|shared[- ]memory|possible|potential|the) races?",
@@ -583,7 +588,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"where (?:does )?(?:it|perf\w*|throughput|the curve|the speedup|tput|qps) (?:plateau|flatline|flatten|level|top)\w*(?: off| out)?",
                  r"(?:win|wins|hold|holds|ahead) (?:at|for|on|with) (?:batch(?: size)?|bs|n|size|seq ?len\w*) ?=? ?\d+", r"(?:batch|bs)(?: size)? ?=? ?\d+ only",
                  r"(?:at|on|for|to) (?:360|480|540|720|1080|1440|2160)p", r"\d{3,4}p (?:vs\.?|and|or) \d{3,4}p",
-                 r"(?:what|how fast|how)(?: is|'s| does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}")),
+                 r"(?:what|how fast|how)(?: is|'s| does) (?:it|the speedup|the ratio|that|this) (?:\w+ )?at (?:\w+ ?= ?)?\d+(?:,? (?:and |or )?\d+){2,}",
+                 # round 16: whether the time grows linearly with the length (time per token flat), measured at several lengths
+                 r"linear(?:ly)? (?:in|with|w/) (?:the )?(?:seq ?len\w*|seq_len|sequence length|context(?: length)?|length|n|size|problem size|batch(?: size)?|tokens)",
+                 r"(?:grow|grows|growing|scale|scales|scaling|increase|increases|rise|rises)(?: \w+)? (?:linear(?:ly)?|quadratic(?:ally)?|sub-?linear(?:ly)?|super-?linear(?:ly)?)",
+                 r"(?:time|runtime|latency|cost) per (?:token|element|row|item|query|position)(?: \w+){0,2} (?:stays?|staying|remains?|is|flat|constant|at each|across|vs\.?)",
+                 r"(?:at|across|over|for|on) (?:several|multiple|different|various|a few|many|a range of|each|every|increasing) (?:of the )?(?:sequence |seq |context |input |problem |batch )?(?:lengths|sizes|seq ?lens|context lengths)",
+                 r"(?:across|over) (?:sequence|seq|context) lengths", r"o\(n\)")),
     # -- is it right
     # round 12: odd head dims, rotary layouts
     ("edge_shapes", (r"head[_ ]?dims? (?:=\s*)?(?:\d+, ?)*(?!(?:16|32|64|128|256)\b)\d+\b(?! (?:kv |q |query |key |value )?heads?)", r"(?:neox|gptj|interleaved|half-split)(?: vs\.? | or )(?:neox|gptj|interleaved|half-split)", r"degenerate rows?", 
@@ -713,6 +724,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                            r"(?:indices|locations?|positions?|coordinates) of (?:the )?(?:\w+ )?(?:mismatch\w*|(?:wrong|bad|differing|incorrect|failing|mismatched) \w+|(?:cells|elements|values|entries|pixels|points) that (?:differ|mismatch|fail))",
                            r"(?:wrong|bad|differing|mismatched|incorrect|failing) (?:cells|elements|values|entries|pixels|points)[^?.!\n]{0,60}(?:boundar\w+|border|edges?|seams?|corners?|concentrated|clustered|all over|everywhere|interior)",
                            r"(?:concentrated|clustered|locali[sz]ed) (?:at|on|along|near|in) (?:the )?(?:[\w-]+ )?(?:boundar\w+|border|edges?|seams?|corners?)")),
+    # round 16: a backward pass's gradients checked against a reference (autograd, finite differences), each of them
+    # (dq, dk, dv; dx, dw): the gradients' error, not the forward output's
+    ("grad_check", (r"d[qkvxwbyh]\d?(?:(?: ?(?:,|/|and|&|\+) ?| )(?:and )?d[qkvxwbyh]\d?){1,4}",
+                    r"(?:errors?|errs?|diffs?|differences?|mismatch\w*|deviations?) (?:of|in|on|for) (?:the |each of (?:the )?|all (?:three |3 )?(?:of )?(?:the )?)?(?:grads?|gradients?|backward outputs?)\b",
+                    r"(?:grads?|gradients?)(?: [\w-]+){0,3} (?:vs\.?|versus|against|w/|compared (?:to|with)|match\w*|agree\w*|line up with) (?:the |an? )?(?:torch |pytorch |fp32 |fp64 )?(?:autograd|reference|ref|torch|pytorch|fp32|fp64|finite[- ]diff\w*|numerical|eager|naive)",
+                    r"(?:check|verify|compare|test|validat|diff)\w* (?:the |all (?:the |three |3 )?|both |each of the )?(?:grads?|gradients?)\b",
+                    r"(?:are|is|r) (?:the |its |our |your |ur )?(?:grads?|gradients?) (?:right|correct|ok|okay|wrong|off|sane|accurate)",
+                    r"(?:against|vs\.?|versus|through|w/|with|using|to) (?:torch(?:'s)? |pytorch(?:'s)? )?autograd", r"grad(?:grad)?check", r"finite[- ]diff\w*")),
     # round 12: outputs compared with a reference or golden implementation
     ("correctness_run", (r"(?:vs\.?|versus|against|with|w/) (?:the |a |an )?(?:naive|reference|ref|python|pytorch|torch|cpu|serial|hf|numpy|scalar|eager)(?: \w+)? (?:impl\w*|version|golden|sampler|scan|code|path|output|result)s?", r"(?:pytorch|torch|python|numpy|cpu) golden", r"golden (?:outputs?|results?|ref\w*|model|values?|comparison|compare|check|test|diff)", r"line up (?:w/|with)", r"mismatch\w* (?:against|vs\.?|with) (?:the )?(?:hf|ref\w*|torch|pytorch|naive|golden)", r"(?:kernel|output|result|impl\w*|implementation)s? (?:is |are )?correct\?", r"(?:check|test|verify|compare)\w* (?:it|this|that|them) (?:vs\.?|against|with) (?:the )?ref(?:erence)?\b", 
                          r"correctness (?:check|checks|test|tests|run|runs|sweep)", r"verif\w+ numerically", r"numerically verif\w+",
@@ -808,7 +827,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                           r"(?<!shared )(?<!local )memory (?:footprint|usage|use)", r"temp(?:orar(?:y|ies))? (?:buffers?|allocations?|storage|tensors?)",
                           r"how many (?:mb|gb|bytes) of (?:scratch|workspace|temp\w*|extra)", r"footprint",
                           r"(?:sav\w*|use\w*|us\w*|need\w*|takes?) (?:less|more|lower|extra) memory(?! (?:bandwidth|traffic|bw|throughput|reads?|writes?|accesses|round))",
-                          r"sav\w* memory(?! (?:bandwidth|traffic|bw|throughput|reads?|writes?|accesses|round))", r"memory sav\w+", r"vram", r"gigs")),
+                          r"sav\w* memory(?! (?:bandwidth|traffic|bw|throughput|reads?|writes?|accesses|round))", r"memory sav\w+", r"vram", r"gigs",
+                          # round 16: the memory a run peaks at
+                          r"(?:mem|memory|vram|gpu memory) (?:does|do|did|will) (?:it|this|that|they|we|the \w+) (?:\w+ )?(?:peak|top out|max out)(?: at)?",
+                          r"(?:memory|mem|vram|usage) (?:peaks?|peaked|peaking|tops? out|topped out|maxes out|maxed out) at")),
     # round 12: the whole suite by its runners' names
     ("full_eval", (r"ctest", r"(?:full|whole|entire) ci", r"ci (?:is |run )?green", r"(?:fails?|failures)/skips?", r"pass/fail counts?", r"(?:whole|full|entire|complete) [\w/.-]+ suite", r"run (?:the )?full suite", 
                    r"full (?:evaluator|evaluation|eval|sweep|harness|suite)(?: run)?", r"whole (?:scenario set|evaluator|eval|suite|harness)",
@@ -884,6 +906,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:every|each|all(?: the)?) (?:pixels?|values?|elements?|keys?|inputs?|entries|items|samples?|points?) (?:has|have|is|are|with|having|sharing|share) (?:the )?(?:same|identical|one|a single|an identical) (?:value|key|bin|colou?r|intensity|level)",
                       r"(?:every|each|all(?: the)?) (?:pixels?|values?|elements?|keys?|inputs?|entries|items|samples?|points?) (?:lands?|falls?|goes|go|maps?|hash(?:es)?|ends? up) (?:in|into|to|on|in the same) (?:one|1|a single|the same|a|the) ?(?:bin|bucket|slot|key|cell|counter|entry)?",
                       r"(?:all[- ](?:black|white|zero|same|one[- ]colou?r)|solid[- ]colou?r|flat|constant|single[- ]colou?r|blank|uniform[- ]colou?r|monochrome) (?:images?|imgs?|frames?|pictures?|pics?|textures?)")),
+    # round 16: how many of a batch's ids or keys are distinct (unique over total, the dedup ratio): what a dedup
+    # pass or a cache of hot rows would save
+    ("unique_ratio", (r"dedup(?:e|lication)?(?:ed)? (?:ratio|rate|factor|fraction|share)", r"(?:unique|distinct) (?:ids?|indices|indexes|keys|rows|values|items|tokens|entries|lookups)(?: per batch)? (?:vs\.?|/|over|to|relative to|divided by|out of) (?:the )?(?:total|all)",
+                      r"(?:unique|distinct) (?:ids?|indices|keys|rows|values|lookups|entries) (?:\w+ ){0,3}(?:relative to|vs\.?|over|against|out of|compared (?:to|with)) (?:the )?total",
+                      r"(?:unique|distinct) (?:over|vs\.?|/|to) total", r"(?:count|counted|counting|number of|how many) (?:the )?(?:\w+ )?(?:unique|distinct) (?:\w+ )?(?:ids?|indices|indexes|keys|rows|values|items|tokens|entries|lookups)",
+                      r"(?:ids?|indices|indexes|keys|rows|values|lookups|entries) (?:in (?:a|the|each|one) (?:\w+ )?batch )?(?:are|r|is) (?:actually |really |truly )?(?:distinct|unique|repeated|duplicates?)",
+                      r"(?:unique|distinct) (?:ids?|indices|keys|rows|values|lookups) per batch")),
     # round 15: the share of a padded format's stored or computed entries that is padding (ELL's, a padded batch's)
     ("padding_waste", (r"padding (?:ratio|overhead|fraction|share|waste|factor|percentage)", r"fill (?:ratio|factor|efficiency)",
                        r"(?:how(?:s|'s)? much|what fraction|what share|what percent\w*|how many)(?: of)? (?:the )?[\w ]{0,30}(?:is|are) (?:just |only |pure )?(?:padding|padded)\b",
