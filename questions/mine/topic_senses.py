@@ -419,14 +419,10 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("error_size", frozenset({"error_growth"}), None),
     # rows uneven enough to pad a format: the padding is what is asked
     ("edge_shapes", frozenset({"padding_waste"}), None),
-    # round 16: an output checked on inputs of degenerate values (a zero divisor, ties): the values are what is asked,
-    # the check (an error, NaNs, a reference) is how
-    *((m, frozenset({"input_values"}), None) for m in ("error_size", "correctness_run", "precision")),
-    # the SASS read for the loop's unrolling: the unroll factor is what is asked
+    # round 16: the SASS read for the loop's unrolling: the unroll factor is what is asked
     ("sass_dump", frozenset({"unrolling"}), None),
     # the gradients' error is asked as the gradients checked; gradients compared across runs are determinism's
     ("error_size", frozenset({"grad_check"}), None),
-    ("correctness_run", frozenset({"grad_check"}), None),
     ("grad_check", frozenset({"determinism"}), None),
     # an error taken at several lengths is the error's growth, not a time's curve
     ("scaling", frozenset({"error_growth"}), None),

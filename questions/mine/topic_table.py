@@ -710,7 +710,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     # pixels); a count of entries that differ from a reference; an output matching a library's
                     r"(?:border|boundary|halo|edge|interior)(?: (?:pixels?|rows?|cols?|columns?|cells?|region))? (?:diffs?|differences?|errors?|errs?)",
                     r"(?:max\w*|mean|worst|largest|biggest|peak)(?: abs\w*| rel\w*)? (?:errs?|errors?|diffs?|differences?) (?:on|at|along|over|in|around) (?:the )?(?:[\w-]+ )?(?:borders?|boundar(?:y|ies)|halos?|edges?|interior|edge (?:pixels?|rows?|columns?))",
-                    r"how many (?:of (?:the|them) )?(?:[\w-]+ ){0,3}(?:differ|disagree|mismatch|don'?t match|do not match)\w*",
+                    r"how many (?:of (?:the|them) )?(?:[\w-]+ )?(?:outputs?|output entries|entries|results|elements|values|pixels|points|query points|rows|indices|neighbou?rs|ids|hits|cells) (?:\w+ )?(?:differ|disagree|mismatch|don'?t match|do not match)\w*",
+                    r"how many (?:of them |\w+ )?mismatch(?:es|ed)?\b",
                     r"(?:outputs?|results?|it) (?:still )?match(?:es)? (?:the )?(?:opencv|ocv|npp|cv2|cv::cuda\S*|cublas|cufft|cusparse|cudnn|cutlass|cub)\b")),
     # round 15: how an error grows with the length or size of the input (a long scan's or sum's accumulated
     # rounding): the error asked at each length, on the longest inputs, at a large size
@@ -740,7 +741,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"(?:validate|verify|verified|check|checked|compare|compared)\w* (?:the |its |our )?(?:outputs?|results?) (?:vs\.?|against|with|to) (?:the )?(?:reference|ref|torch|pytorch|eager)",
                          # round 16: a brute-force search as the reference; a torch op checked against; agreeing with a
                          # reference; whether an approximate result is exact
-                         r"(?:vs\.?|versus|against|to|with|as|w/|from) (?:the |a |an )?(?:naive |exhaustive |exact )?brute[- ]?force(?: (?:reference|ref|search|result|answer|version|baseline|output|knn|scan))?",
+                         r"(?:vs\.?|versus|against) (?:the |a |an )?(?:naive |exhaustive |exact )?brute[- ]?force(?: (?:reference|ref|search|result|answer|version|baseline|output|knn|scan))?",
+                         r"(?:compar|check|verif|validat|match|agree|differ|same)\w*(?: [\w'-]+){0,6} (?:to|with|as|from|w/) (?:the |a |an )?(?:naive |exhaustive |exact )?brute[- ]?force",
                          r"brute[- ]?force (?:reference|ref|check|comparison|oracle|ground truth)",
                          r"(?:check|test|verify|validate|compare)\w* (?:it|this|that|them|the (?:outputs?|results?)) (?:vs\.?|against|with|to) (?:the )?torch\.\w+",
                          r"(?:dis)?agree\w* (?:w/|with) (?:the )?(?:torch|pytorch|reference|ref|numpy|cpu|golden|naive|scipy)\b",
@@ -796,7 +798,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"use_deterministic_algorithms", r"cublas_workspace_config", r"split-?k (?:reduction )?order",
                      # round 15: the exact same value every run, the same answer twice
                      r"(?:exact(?:ly)?|bit-?wise|precisely) (?:the )?same (?:\w+ ){0,2}(?:every|each) (?:run|time|call|launch)",
-                     r"(?:same|identical) (?:answer|result|output|value|sum|bits)s? twice")),
+                     r"(?:same|identical) (?:answer|result|output|value|sum|bits)s? twice",
+                     # round 16: bits or outputs identical across runs
+                     r"(?:bits|bytes|outputs?|results?|values|grads?|gradients?) (?:are |stay |come out )?(?:bit(?:wise)?[- ])?identical (?:across|between|over|from) (?:\d+ |two |repeated )?(?:runs|calls|launches|reruns|repeats)")),
     # a test that fails only sometimes: how often it fails over many reruns (a race, a bad seed), not
     # whether two outputs are bit-equal nor how timings spread
     # round 12: a failure rerun until it repeats, a race suspected
@@ -945,7 +949,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"torch\._(?:scaled_mm|int_mm|scaled_dot_product\w*|flash_attention\w*|efficient_attention\w*|fused\w*|foreach\w*)", r"_scaled_mm",
                          # round 16: the imaging, signal and math libraries (NPP's nppi* calls, OpenCV's CUDA module, cuFFT)
                          r"npp(?:i\w*|s\w*)?", r"opencv(?:'s)?(?: cuda)?", r"ocv", r"cv::cuda(?:::\w+)?", r"cv2\.cuda(?:\.\w+)?",
-                         r"cufft\w*", r"curand\w*", r"cutensor\w*", r"nvjpeg", r"cv-?cuda")),
+                         r"cufft\w*", r"cutensor\w*", r"nvjpeg", r"cv-?cuda")),
     ("per_scenario", (r"per[- ]scenario", r"individual (?:cases?|scenarios?|ones|shapes?|ratios|speedups|timings|numbers|results)",
                       r"(?:breakdown|break\w* (?:[\w.]+ ){0,2}down|split) by (?:input )?(?:config|configuration|scenario|shape|case|problem size|test)s?(?![\w-])",
                       r"(?:speed\w*|times?|timings?|ms|us|ratios?|slower|faster|[\d.]+x)(?: [^?.!\n]{0,40})? (?:for|on) each (?:of the )?(?:\d+ )?(?:scenarios?|shapes?|cases?|configs?|sizes?|inputs?)",

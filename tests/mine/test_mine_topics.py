@@ -736,7 +736,7 @@ def test_round_14_words_do_not_name_a_measurement_in_another_sense(text, topic):
     ("what's the int8 quantization error on the logits?", "error_size"),
     ("rel error vs cuBLAS on the 4k matmul?", "error_size"),
     ("does the output still match sdpa with the sliding window?", "error_size"),
-    ("dx/dw match?", "error_size"),
+    ("dx/dw match?", "grad_check"),  # round 16: gradients against a reference have their own topic
     ("how big's the mismatch on the last layer", "error_size"),
     ("how far does the prefix sum drift from a float64 one", "error_size"),
     ("you compared it with the reference, what was the error?", "error_size"),
@@ -798,3 +798,109 @@ def test_round_15_vocabulary_names_its_measurement(text, topic):
 ])
 def test_round_15_words_do_not_name_a_measurement_in_another_sense(text, topic):
     assert topic not in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # round 16: written from the domain, not the planted askings
+    ("how fast is cv::cuda::resize on the same frame?", "vendor_baseline"),
+    ("cuFFT time for the same 1M-point transform?", "vendor_baseline"),
+    ("nppiResize on this card, same stream?", "vendor_baseline"),
+    ("histogram time when every value lands in the same bin?", "load_skew"),
+    ("runtime on a solid-color frame?", "load_skew"),
+    ("what if all the keys have the same value, how slow is the hash insert?", "load_skew"),
+    ("max error along the image border?", "edge_shapes"),
+    ("did you test only the interior?", "edge_shapes"),
+    ("is the border mode right on the halo pixels?", "edge_shapes"),
+    ("how many of the outputs differ from the reference?", "error_size"),
+    ("does the result match cuFFT to 1e-6?", "error_size"),
+    ("halo diff?", "error_size"),
+    ("compare the ANN results against brute-force search", "correctness_run"),
+    ("do the neighbour lists match those from brute force?", "correctness_run"),
+    ("does it disagree with the reference anywhere?", "correctness_run"),
+    ("is the prefix sum exact?", "correctness_run"),
+    ("what happens with a zero in the denominator?", "input_values"),
+    ("rays parallel to the x axis, any misses?", "input_values"),
+    ("is tie-breaking stable on equal keys?", "input_values"),
+    ("many of the logits are equal, is argmax still right?", "input_values"),
+    ("is the bilinear filtering done by the texture hardware?", "texture_path"),
+    ("does it read via textures or plain ldg?", "texture_path"),
+    ("any TLD4 instructions in the gather?", "texture_path"),
+    ("look at the compiled binary: any FFMA?", "sass_dump"),
+    ("what unroll factor did nvcc pick?", "unrolling"),
+    ("how many copies of the loop body are in the SASS?", "unrolling"),
+    ("did ptxas unroll it?", "unrolling"),
+    ("how many iterations per trip?", "unrolling"),
+    ("which nvcc version built this?", "arch_target"),
+    ("ptxas version?", "arch_target"),
+    ("compiled with fast math and which opt level?", "arch_target"),
+    ("what fraction of the keys in a batch are unique?", "unique_ratio"),
+    ("dedup rate on yesterday's traffic?", "unique_ratio"),
+    ("unique over total for the user ids?", "unique_ratio"),
+    ("do dx and dw match finite differences?", "grad_check"),
+    ("gradcheck pass on the fp64 inputs?", "grad_check"),
+    ("are the gradients right for the layernorm bwd?", "grad_check"),
+    ("max error of dq, dk and dv against the reference?", "grad_check"),
+    ("does latency grow linearly with batch?", "scaling"),
+    ("time per token at each context length?", "scaling"),
+    ("did you time it across sequence lengths?", "scaling"),
+    ("how much memory does it peak at for 1M tokens?", "workspace_memory"),
+    ("is the all-reduce hidden behind the gemm?", "overlap"),
+    ("how much comm is exposed per step?", "overlap"),
+    ("how long are we waiting on nccl each layer?", "overlap"),
+])
+def test_round_16_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # the RNG's state inside a kernel is no library to compare against
+    ("is the curand state per thread spilling?", "vendor_baseline"),
+    # a flat index is no constant image; a halo kept in shared memory is tiling, not the border's correctness
+    ("flat index into the image, int32 enough?", "load_skew"),
+    ("how big is the halo region in shared memory?", "edge_shapes"),
+    # kernels that differ between two traces are no output error
+    ("how many kernels differ between the two traces?", "error_size"),
+    # brute force as the method to switch to is no reference
+    ("switch to brute force for small n?", "correctness_run"),
+    ("exact same inputs as before?", "correctness_run"),
+    # a bounding box aligned to the axes is no degenerate input
+    ("axis-aligned bounding box build time?", "input_values"),
+    # ties resolved by a rule describe the reference, not inputs with ties
+    ("what fraction of queries match the reference set, ties resolved by index?", "input_values"),
+    # the texture pipe's throttle is a stall reason
+    ("tex throttle stalls in the gather?", "texture_path"),
+    # an unroll order is unrolling, and a buffer copied is no loop body
+    ("how many copies of the input buffer do we make?", "unrolling"),
+    # ptxas' version is the toolchain's, not its resource report
+    ("ptxas version?", "registers"),
+    ("did ptxas unroll it?", "registers"),
+    # iterations per loop trip are no timing loop
+    ("how many iterations per trip?", "timer"),
+    # another version of the kernel is no toolchain
+    ("which version of the kernel is faster?", "arch_target"),
+    # kernel names are not ids whose distinct share is asked
+    ("are the kernel names unique in the trace?", "unique_ratio"),
+    # gradients compared across runs are determinism's
+    ("are the dq dk dv bits identical across runs?", "grad_check"),
+    # a training run that diverges is the optimisation's, not warp divergence
+    ("training diverges after 1k steps, is the loss finite before that?", "divergence"),
+    # an error taken at each length is its growth, not a time's curve
+    ("report the max deviation at each length from 1k to 16M", "scaling"),
+    # a linear layer is no linear growth
+    ("linear layer time at batch 8?", "scaling"),
+    # a hidden size is no communication hidden
+    ("is the hidden size 4096 in this config?", "overlap"),
+    # noise as an image's content is no timing spread
+    ("time the filter on a random-noise image and on a flat one", "noise"),
+    ("was the 2% only measured on noise?", "noise"),
+])
+def test_round_16_words_do_not_name_a_measurement_in_another_sense(text, topic):
+    assert topic not in topics(text), (text, topics(text))
+
+
+def test_round_16_words_keep_their_first_sense():
+    # the look-alikes' own senses still hold: ties as inputs, warps diverging, timing noise, the SASS of a generic read
+    assert "input_values" in topics("ties in the scores, does top-k keep them?")
+    assert "divergence" in topics("are the warps diverging at the boundary branch?")
+    assert "noise" in topics("is the 2% just noise?")
+    assert "registers" in topics("what does ptxas -v say about spills?")
