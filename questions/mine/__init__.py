@@ -9,7 +9,8 @@
     save_bank(result, "mined.yaml", reference_items=list(bank))
     render_report(result)    # Markdown
 
-Modules, by meaning: `extract` (reading logs), `classify` (question / directive / information),
+Modules, by meaning: `extract` (reading logs), `classify` (question / directive / information; what asks in
+`asking`, what hands over in `information`, orders that measure in `orders`),
 `normalise` (specifics out, stems and synonyms in), `cluster` (near-duplicates), `outcome`
 (what followed), `miner` (the pipeline), `write` (bank items and merging), `report`.
 Imports numpy (clustering) and pyyaml (writing); see docs/mining.md.

@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
-from questions.mine.classify import LABELS, classify, is_interrogative, sentence_spans, sentences
+from questions.mine.asking import is_interrogative, sentence_spans, sentences
+from questions.mine.classify import LABELS, classify
 from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot
 from questions.mine.cluster import forget_memos as forget_trigrams
 from questions.mine.cues import terms_cue_words, voted_topics

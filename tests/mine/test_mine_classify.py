@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from mine_corpus import INFORMATION, generate
-from questions.mine.classify import classify, is_interrogative, sentences
+from questions.mine.asking import is_interrogative, sentences
+from questions.mine.classify import classify
 
 QUESTIONS = [
     "Is that win noise? Run it again and show me the spread.",
