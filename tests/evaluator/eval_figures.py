@@ -31,7 +31,7 @@ def compact(rows: list[dict], summary: dict) -> list[str]:
 
     def planted(p: dict) -> str:
         r, fixed = list(p["ratios"].values()), list((p.get("fixed_us_in_events") or {}).values())
-        return (f"geomean {p['geomean']} (goal 0.5 +- 0.03), per scenario {min(r)}..{max(r)}; fixed cost in events "
+        return (f"geomean {p['geomean']} (goal 0.49..0.56: half, pulled up by the fixed cost), per scenario {min(r)}..{max(r)}; fixed cost in events "
                 f"{min(fixed, default='-')}..{max(fixed, default='-')} us")
 
     singles = {  # test -> (label, what its figures say)
