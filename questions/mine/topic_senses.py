@@ -256,7 +256,24 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\b(?:cuda|nvcc|ptxas|compiler|toolkit|toolchain|triton|llvm)(?: ?(?:/|and|\+) ?(?:cuda|nvcc|ptxas|compiler|toolkit|driver))? (?:version|ver)s?\b",
      "toolchain version"),
     (r"\bptxas (?:really |actually |even |fully )?(unroll\w*|keep the unroll\w*|kept the unroll\w*|re-?roll\w*)", r"the compiler \1"),
-    (r"\b(?:iter(?:ation)?s?|copies) per (?:loop )?trip\b", "unroll factor"),
+    (r"\b(?:iter(?:ation)?s?|copies) per (?:loop )?trip\b", "unroll factor"),    # round 17: the normwise backward error written as its formula is the backward error (not a residual's convergence); a
+    # signal of white or pink noise fed in is the input, not a timing's spread; a high percentile of a block's time is its
+    # tail, not the timing's spread; memcpy's share of a block is the transfers, not the copy roofline; clocking an
+    # iteration is timing it, not the card's clocks; the load spread over experts is its balance, not a timing's spread
+    (r"[‖|]{1,2}b ?[−-] ?ax\S*?[‖|]{1,2}\S*? ?/ ?\([^)]*\)", " backward error "),
+    (r"\b(?:white|pink|brown|gaussian) noise\b", "random-valued signal"),
+    (r"\b((?:99|99\.9|95|90)th) percentile\b", r"\1 %ile"),
+    (r"\b(?:cuda)?memcpy(?:async)? (share|fraction|overhead|time|h2d|d2h|htod|dtoh)\b", r"transfer \1"),
+    (r"\bclock(?:ed)? (?=(?:a|the) (?:full|whole|complete|single|training) (?:iteration|iter|step))", "timed "),
+    (r"\b(load|token|work|routing) spread\b", r"\1 balance"),
+    # the normwise backward error an iteration reaches is its convergence target; outputs that diverge from another run's
+    # differ (no warps diverging); the gradient of a potential is the force; an n-way parallel split is no bank conflict
+    (r"\b(?:to )?(?:reach|reaching|reaches|attain\w*) (?:\S+ )?backward error", "to converge"),
+    (r"\b(outputs?|results?|values|activations|logits|answers)((?: \w+){0,2}) diverg\w*", r"\1\2 deviate"),
+    (r"\b(?:the )?(?:negative )?gradients? of the (?:potential|energy)\b", "forces"),
+    (r"\b\d+-way (?=(?:expert|tensor|data|pipeline|model|context|sequence)[- ]parallel)", ""),
+    # a residual that looks small, offered as the evidence of a claimed stability, is an error's size
+    (r"\bresidual (?=look\w* (?:small|fine|tiny|ok|okay|good))", "error "),
 )
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
@@ -426,6 +443,22 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("grad_check", frozenset({"determinism"}), None),
     # an error taken at several lengths is the error's growth, not a time's curve
     ("scaling", frozenset({"error_growth"}), None),
+    # round 17: the capacity factor named beside the tokens dropped is the drop's setting, not load skew; a difference
+    # between two runs is determinism's; a library named beside a launch count is whose kernels are counted
+    ("load_skew", frozenset({"lost_items"}), None),
+    ("error_size", frozenset({"determinism"}), None),
+    ("vendor_baseline", frozenset({"launch_count"}), None),
+    # the norm of QᵀQ − I, the growth of U's entries, pivots that differ, an energy that drifts: each is the error asked;
+    # a constraint's deviation is its solver's residual (convergence); the empty case checked is what is asked; an expert that receives nothing is the empty case, not
+    # skew; a rebuild timed separately is the rebuild's cost
+    ("error_size", frozenset({"orthogonality_loss", "pivot_growth", "pivoting", "energy_drift"}), None),
+    ("error_size", frozenset({"convergence"}), None),
+    ("error_size", frozenset({"empty_rows"}), None),
+    ("correctness_run", frozenset({"empty_rows"}), None),
+    ("load_skew", frozenset({"empty_rows"}), None),
+    ("phase_cost", frozenset({"rebuild_cost"}), None),
+    # microseconds asked of a named phase or of the communication left exposed are that time's unit
+    ("absolute_time", frozenset({"phase_cost", "overlap", "rebuild_cost"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

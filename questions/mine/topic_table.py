@@ -12,7 +12,10 @@ from __future__ import annotations
 #: are added around it. Grouped by the part of the work a steerer checks.
 TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- is the measurement to be trusted
-    ("noise", (r"noise", r"noisy", r"variance", r"std ?dev\w*", r"stdev", r"standard deviation", r"spread",
+    ("noise", (  # round 17: a per-frame or per-block time's variation from one to the next; a timing's wobble
+        r"(?:frame|hop|block|blk|step|iteration|iter|call|launch|packet|buffer)[- ]to[- ](?:frame|hop|block|blk|step|iteration|iter|call|launch|packet|buffer) (?:variation|variab\w*|jitter|spread|differences?)",
+        r"(?:timing|time|latency|runtime) wobble",
+        r"noise", r"noisy", r"variance", r"std ?dev\w*", r"stdev", r"standard deviation", r"spread",
                r"jitter\w*", r"error bars?", r"confidence interval", r"min ?/ ?(?:median|mean|avg|max)",
                r"median ?/ ?(?:min|max)", r"real or", r"(?:is|was) (?:the|that|this) [\w.% ]{0,20}real",
                r"lucky", r"fluke", r"reproduc\w+ (?:speed\w*|gain|win|number|timing|result)s?", r"noise band",
@@ -111,7 +114,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                r"(?:rather than|instead of) (?:the )?(?:kernel|gpu|device|work)(?:'s)? (?:actually )?(?:finish\w*|complet\w*|end(?:s|ing)?|done)",
                r"launch(?:es)? (?:is |are )?(?:asynchronous|async)(?! copy| copies)", r"(?:asynchronous|async) (?:kernel )?launch(?:es)?")),
     # -- where the time goes
-    ("launch_count", (r"launch overhead[^.?!]{0,100}\btimeline\b", # round 14: a timeline asked to show a step dominated by launches
+    ("launch_count", (  # round 17: kernels launched per block or per step, written short
+        r"(?:kernels?|kernls?) (?:r |are |do |get )?(?:we |u |you )?(?:launch(?:ed|in|ing)?|dispatched|fired?|firing)\w*(?:\'|’)? (?:per|each|every)",
+        r"how many kernels (?:actually |really )?(?:fire|get dispatched|run) (?:per|each|every)",
+        r"launch overhead[^.?!]{0,100}\btimeline\b", # round 14: a timeline asked to show a step dominated by launches
                       r"timeline[^.?!\n]{0,60}\blaunch[- ](?:dominated|bound|heavy|limited|overhead|gaps?)", r"how many (?:separate |distinct |individual |cuda |gpu )?(?:kernels?|launches|kernel launches)", r"count the kernel launches", r"(?:number of|count the) (?:cuda )?(?:kernels?|kernel launches|launches)",
                       r"launches per", r"kernels? (?:get )?launched per", r"separate kernels?", r"all (?:the )?launches",
                       r"kernels in the trace", r"extra (?:kernel|launch)e?s?", r"second (?:kernel|launch)",
@@ -185,7 +191,15 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"hottest (?:lines?|instructions?|loops?|parts?|sections?|region)",
                         r"(?:which|what) (?:lines?|instructions?|part|loop|section|region) (?:is|are) (?:the )?(?:hot|hottest|most expensive|slow\w*)")),
     # ... and what one phase of a kernel costs (the epilogue, a second pass), each phase timed
-    ("phase_cost", (r"time (?:of |for )?(?:each|every) (?:stage|phase|pass|step|part|section)",
+    ("phase_cost", (  # round 17: a named phase's time (the transforms, the permutation, a rebuild) alone, or its share of a step
+        r"(?:fft|transforms?|permut\w*|unpermut\w*|perm/unperm|scatter|gather|reciprocal[- ]space (?:part)?)s? (?:share|latency|cost|time)",
+        r"(?:time|duration)s? (?:of|for) each (?:kernel|pass|phase|stage|step|part)",
+        r"in isolation and report (?:the )?(?:duration|time|microseconds|µs|us|ms)",
+        r"how (?:much time|long|many (?:microseconds|milliseconds|us|µs|ms)) (?:is|does|do) (?:the )?(?:token )?(?:ffts?|transforms?|permut\w*|perm/unperm|scatter|gather)\w*(?: and \w+)?(?: (?:take|eat\w*))?",
+        r"(?:time|measure)d? (?:the )?(?:transform|scatter and (?:the )?gather)\w*",
+        r"how much time (?:per step )?(?:do |does )?(?:take )?the (?:forward and backward |forward and inverse )?(?:3d )?(?:ffts?|transforms?)",
+        r"(?:3d |forward |inverse |backward )?(?:ffts?|transforms) take",
+        r"time (?:of |for )?(?:each|every) (?:stage|phase|pass|step|part|section)",
                     r"(?:stages?|phases?|passes|steps|parts|sections) (?:separately|individually|on (?:its|their) own)",
                     r"(?:time|measure|profile)d? (?:the )?[\w/ -]{1,40} separately",
                     r"(?:breakdown|split|break\w* down)(?: of the (?:\w+ )?time)? by (?:phase|stage|section|part|step|pass)",
@@ -259,7 +273,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 13: the whole application's time (a pipeline, a training step, a request) before and after the
     # kernel's win: one number, the gain the user sees; where the time outside the kernel goes (gaps,
     # launches) is launch_overhead's
-    ("end_to_end", (r"end-to-end (?:gain|speedup|win|improvement|change|effect|delta|impact|throughput|fps|frames?|numbers?|before)",
+    ("end_to_end", (  # round 17: a training step's or iteration's whole time
+        r"step time",
+        r"(?:wall[- ]clock |mean |avg |average )?(?:time|ms|milliseconds|seconds) per (?:training )?(?:iteration|iter)",
+        r"per[- ]iter(?:ation)? (?:ms|time|latency)",
+        r"(?:a |the )?(?:full|whole|complete) (?:training )?(?:iteration|iter|step)(?! of)",
+        r"end-to-end (?:gain|speedup|win|improvement|change|effect|delta|impact|throughput|fps|frames?|numbers?|before)",
                     r"(?:gain|speedup|win|improvement|changed?|throughput|fps|frames?/s\w*)(?: \w+)? end-to-end",
                     r"whole (?:\w+ )?(?:pipeline|app|application|inference path|training step|request path|program|workload)",
                     r"total (?:request |step |pipeline |app |iteration )?latency (?:move|change|drop|improve)\w*",
@@ -363,7 +382,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"how many (?:bytes|gb|mb) (?:does|do) (?:it|we|the kernel) (?:read|load|move|touch)",
                         r"intermediate[^?.]{0,25}(?:global|hbm|dram)", r"how many passes (?:over|through) (?:the )?(?:data|input|memory|rows?)",
                         r"(?:single|one) pass or (?:two|multiple)")),
-    ("bandwidth_achieved", (r"(?:gb|tb)/s", r"bandwidth", r"bandwith", r"dram__throughput", r"dram throughput",
+    ("bandwidth_achieved", (  # round 17: bytes moved per second; a link's throughput against its limit
+        r"bytes (?:moved )?per second",
+        r"(?:nvlink|link|a2a|all-to-all|alltoall|interconnect) (?:thru\w*|throughput|bandwidth|bw)",
+        r"(?:thruput|throughput) (?:against|vs\.?|versus) (?:the )?(?:link|nvlink|wire|bus|pcie) (?:limit|peak|rate|speed)",
+        r"(?:gb|tb)/s", r"bandwidth", r"bandwith", r"dram__throughput", r"dram throughput",
                             r"memory throughput", r"bytes moved\s*/\s*(?:kernel )?(?:time|runtime)", r"% of peak (?:hbm|dram|memory)",
                             r"memory roofline", r"hbm", r"effective throughput", r"achieved throughput",
                             r"memory sol", r"sol (?:dram|memory)", r"compute_memory_throughput", r"throughtput", r"mem(?:ory)? bw", r"(?:mem|memory|hbm|dram) (?:bw )?peak",
@@ -387,7 +410,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"stream triad", r"babelstream", r"trivial read/write kernel", r"real roof", r"datasheet",
                       r"d2d", r"device[- ]to[- ]device", r"nvbandwidth", r"bandwidthtest", r"achievable (?:peak|bandwidth)",
                       r"measured peak")),
-    ("compute_peak", (r"tflop/?s", r"tflops", r"gflop/?s", r"% of (?:tensor|compute|dense|math) peak", r"fraction of tensor core peak",
+    ("compute_peak", (  # round 17: flops asked with a number sign
+        r"flops ?#",
+        r"tflop/?s", r"tflops", r"gflop/?s", r"% of (?:tensor|compute|dense|math) peak", r"fraction of tensor core peak",
                       r"dense peak", r"math peak", r"mfu", r"flop ?utili[sz]ation", r"sm__throughput", r"compute throughput",
                       r"compute sol", r"sol sm", r"tensor (?:core )?peak",
                       r"% of peak (?:tensor |fp16 |bf16 |fp8 |dense )?(?:flops|tflops|compute|math)", r"sm throughput", r"peak (?:tensor |fp16 |bf16 |fp8 )?flops",
@@ -489,7 +514,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("async_copy", (r"tma", r"cp\.async(?:\.bulk)?", r"ldgsts", r"utmaldg", r"bulk (?:tensor )?(?:copy|copies|load\w*)", r"async (?:copy|copies)",
                     r"tensor memory accelerator", r"cutensormap\w*", r"tensor map")),
     # round 12: two streams' work running at once, or serialised
-    ("overlap", (r"run(?:s|ning)? at the same time", r"seriali[sz]\w*", r"concurren(?:cy|t)(?! req\w*| users?| clients?| sequences?| curve)", 
+    ("overlap", (  # round 17: communication hidden behind the expert matmuls or left on the critical path
+        r"(?:a2a|all-to-all|alltoall|dispatch|combine|exchange|comm\w*)(?: \w+){0,3} hidden behind",
+        r"un-hidden",
+        r"(?:sits?|sitting|is|stays?) on the critical path",
+        r"(?:sitting|sit) (?:there )?waiting on",
+        r"run(?:s|ning)? at the same time", r"seriali[sz]\w*", r"concurren(?:cy|t)(?! req\w*| users?| clients?| sequences?| curve)", 
                  r"overlap\w*", r"pipelin\w*", r"double[- ]buffer\w*", r"multi-?stage", r"(?:pipeline|smem|async|\d+)[- ]stages?",
                  r"(?:number of|how many) stages", r"prefetch\w*", r"latency hiding", r"hid(?:e|es|ing) (?:the )?(?:load |memory )?latency",
                  r"warp[- ]speciali[sz]\w*",
@@ -506,7 +536,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        r"hazards?", r"(?:raw|war|waw|read-after-write|write-after-read|write-after-write) (?:hazard|race)s?")),
     ("streams", (r"(?:multiple|separate|different|two|non-default|default|cuda) streams?", r"stream (?:sync\w*|overlap|concurrency)",
                  r"concurrent (?:kernels|launches|execution)", r"run concurrently")),
-    ("transfers", (r"h2d", r"d2h", r"pcie", r"host[- ]to[- ]device", r"device[- ]to[- ]host", r"pinned memory",
+    ("transfers", (  # round 17: the host<->device copies as a share of a block's time
+        r"host ?(?:↔|<->|<>|/) ?device",
+        r"(?:transfers?|copies|copy|memcpys?) (?:share|fraction|overhead)",
+        r"h2d", r"d2h", r"pcie", r"host[- ]to[- ]device", r"device[- ]to[- ]host", r"pinned memory",
                    r"(?:data )?transfers? (?:time|cost|overhead)", r"memcpy (?:from|to) (?:the )?host", r"cuda_gpu_mem_(?:time|size)_sum",
                    r"how long (?:are|do|does) the (?:memcpys?|copies|transfers)", r"memcpys? (?:time|take|cost)",
                    # round 14: the copy API by name (a device-to-device copy is the copy ceiling's), slang for transfers, the transfer part of a step
@@ -567,7 +600,17 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("compile_time", (r"compile time", r"compilation time", r"build time", r"how long (?:does it|do they) take to (?:compile|build)",
                       r"jit (?:time|overhead|compil\w*)", r"how long (?:is|does) (?:the )?(?:compile|compilation|build|jit)\w*")),
     # round 12: sweeps over batch, concurrency and domain size
-    ("scaling", (r"sweep\w* (?:the )?(?:batch(?:es| sizes?)?|bs|concurrency|problem sizes?|sizes)\b", r"(?:tok(?:en)?s?/s|tokens per second|throughput|mlups?|mlup/s|gflops|gb/s|latency|qps|rps|req(?:uest)?s?/s|samples?/s(?:ec)?|images?/s|it/s) (?:vs\.?|versus|against|across|over) (?:the )?(?:concurrency|batch(?: size)?|bs|n|problem size|sizes?)", r"curve (?:across|over|vs\.?) (?:n|sizes?|batch\w*|concurrency)", r"crossover", r"only (?:at |for |on |with )?(?:bs ?=? ?\d+|batch(?: size)? ?=? ?\d+|\d+\^\d)", r"what about (?:the )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:grids?|sizes?|batch\w*|problems?|domains?|matrices|n)\b", r"\d+\^\d,? \d+\^\d,? (?:and |& )?\d+\^\d", 
+    ("scaling", (  # round 17: the size at which one implementation starts to beat another (the crossover batch or size)
+        r"cross-?over (?:batch|size|point|count|n)\w*",
+        r"at (?:what|which|wat) (?:batch(?: size| count| sz)?|size|count|sz|n|number of \w+)\b(?: [\w-]+){0,8} (?:begins?|starts?|stops?|do(?:es)? (?:\w+ )?start)\w* (?:to )?(?:outperform|beat|win|los|be faster|be slower)\w*",
+        r"at (?:what|which) number of \w+ the (?:advantage|speedup|win|gain)",
+        r"smallest (?:\w+ )?(?:count|size|batch|n|number) at which",
+        r"(?:scal\w*|grow\w*|goes?|time\w*)(?: [\w-]+){0,4} (?:w/|with|when we go from|from) (?:more |the number of |number of )?(?:atoms|particles|bodies|atom count|system size)", r"grows? when (?:we go|going|you go) from \d+",
+        r"(?:more than one|several|multiple|each|every) (?:system|problem|box) sizes?",
+        r"(?:for|at) each (?:size|system size|box size)",
+        r"linear in (?:the )?(?:number of|n|count of) (?:particles|atoms|bodies|points)",
+        r"scaling curve",
+        r"sweep\w* (?:the )?(?:batch(?:es| sizes?)?|bs|concurrency|problem sizes?|sizes)\b", r"(?:tok(?:en)?s?/s|tokens per second|throughput|mlups?|mlup/s|gflops|gb/s|latency|qps|rps|req(?:uest)?s?/s|samples?/s(?:ec)?|images?/s|it/s) (?:vs\.?|versus|against|across|over) (?:the )?(?:concurrency|batch(?: size)?|bs|n|problem size|sizes?)", r"curve (?:across|over|vs\.?) (?:n|sizes?|batch\w*|concurrency)", r"crossover", r"only (?:at |for |on |with )?(?:bs ?=? ?\d+|batch(?: size)? ?=? ?\d+|\d+\^\d)", r"what about (?:the )?(?:small|large|big|tiny|bigger|smaller|larger|huge|other) (?:grids?|sizes?|batch\w*|problems?|domains?|matrices|n)\b", r"\d+\^\d,? \d+\^\d,? (?:and |& )?\d+\^\d", 
                  r"(?:table|plot|chart|graph) of [^.;?]{0,60}?\bover (?:the )?(?:rows|cols|columns|sizes?|n|m|k|batch\w*|seq ?len\w*|lengths?|shapes?|tokens) \d",
                  r"(?:perf\w*|time|runtime|throughput|tflops|gb/s|bandwidth|latency|speed\w*|ms) (?:vs\.?|versus|against|as a function of) (?:n|size|sizes|batch(?: size)?|seq ?len\w*|problem size|rows|tokens|length|the size)",
                  r"(?:a |any |the )?cliff", r"where (?:it|perf\w*|the speedup|throughput) (?:falls|drops|tails) off",
@@ -597,7 +640,15 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"(?:across|over) (?:sequence|seq|context) lengths", r"o\(n\)")),
     # -- is it right
     # round 12: odd head dims, rotary layouts
-    ("edge_shapes", (r"head[_ ]?dims? (?:=\s*)?(?:\d+, ?)*(?!(?:16|32|64|128|256)\b)\d+\b(?! (?:kv |q |query |key |value )?heads?)", r"(?:neox|gptj|interleaved|half-split)(?: vs\.? | or )(?:neox|gptj|interleaved|half-split)", r"degenerate rows?", 
+    ("edge_shapes", (  # round 17: the edges of a block where blocks meet (the seams, the joins, the first and last samples of each block); groups tiny and uneven
+        r"(?:block|blk|frame|chunk|buffer|tile) (?:boundar\w*|boundries|edges|seams|joins)",
+        r"(?:at|near|across|around) the (?:seams|joins|block edges)",
+        r"seams?(?:less)?",
+        r"edge discontinuit\w*",
+        r"first and last \d+ (?:output )?(?:samples|outputs|values|rows|frames)",
+        r"(?:tiny|small|uneven|ragged) (?:(?:and|n|&|,) (?:tiny|small|uneven|ragged) )?groups?", r"(?:per-(?:expert|group)|uneven|ragged|variable) (?:row|token|group) (?:counts|sizes)",
+        r"groups? (?:r |are )?(?:tiny|small|uneven)",
+        r"head[_ ]?dims? (?:=\s*)?(?:\d+, ?)*(?!(?:16|32|64|128|256)\b)\d+\b(?! (?:kv |q |query |key |value )?heads?)", r"(?:neox|gptj|interleaved|half-split)(?: vs\.? | or )(?:neox|gptj|interleaved|half-split)", r"degenerate rows?", 
                      r"(?:shapes?|sizes?) (?:do |does )?(?:the )?(?:unit |pytest )?tests? (?:actually )?(?:exercise|cover|hit|use|run|check|include)",
                      r"(?:tests?|suite) (?:actually )?(?:exercise|cover|hit|include)s? (?:any )?(?:\w+ )?(?:sizes?|shapes?|dims?)",
                      r"(?:shape|size) coverage", r"coverage (?:for|of) (?:the )?(?:ragged|odd|edge|tails?|sizes?|shapes?|dims?)", r"pytest param\w*", r"parametri[sz]ed (?:shapes?|sizes?|cases?)", r"non-?pow2",
@@ -645,9 +696,34 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        r"(?:which|what) (?:input )?(?:configs|configurations|shapes|cases|scenarios|sizes) (?:have|did) (?:you|u|we) (?:verif|check|test|validat|run)\w*",
                        # not only the one shape tuned
                        r"not (?:just|only) (?:on )?the (?:one |single )?(?:shape|case|scenario|config|size)s?")),
+    # round 17: real-time deadlines missed: blocks finishing after their slot or over the budget, xruns, the worst overrun
+    ("deadline_misses", (
+        r"(?:miss|missed|blew|blow|blown|overr?an|exceed\w*)(?: the| its| a| their)? (?:dead ?lines?|audio deadline|block budget)",
+        r"dead ?lines? (?:miss\w*|blown|violations?)",
+        r"x-?runs?",
+        r"(?:buffer )?underruns?",
+        r"(?:worst |max )?overruns?",
+        r"late (?:blocks|blks|frames|buffers|packets)",
+        r"dropouts?",
+        r"(?:finish|complet)\w* after (?:its|their|the) (?:[\w.]+ ){0,2}(?:slot|deadline)")),
+    # round 17: the delay a signal path adds in samples (an algorithmic latency: where an impulse comes out)
+    ("io_delay", (
+        r"(?:latency|delay|lag) in samples",
+        r"(?:samples?|samps?|frames?) (?:of )?(?:input-to-output |algorithmic |added |extra )?(?:delay|latency|lag)",
+        r"input[- ]to[- ]output (?:delay|latency|lag)",
+        r"algorithmic (?:delay|latency)",
+        r"group delay",
+        r"(?:feed|send|push|fire|put)\w* (?:a |an )?(?:single |unit )?(?:impulse|click|dirac)",
+        r"impulse in",
+        r"first non-?zero output",
+        r"extra (?:lag|delay)")),
     # -- a served model's figures (round 12): the latency distribution of requests, steps or tokens
     # (its tail and percentiles, time to first token, inter-token latency), not a timing's run-to-run spread
-    ("latency_tail", (r"tail lat\w*", r"latency (?:distribution|percentiles?|histogram|tail|cdf)s?", r"(?:long|slow) (?:end|tail)",
+    ("latency_tail", (  # round 17: a high percentile or the worst share of per-block times; the tail measured
+        r"(?:99|99\.9|99\.99|95|90)th (?:%ile|percentile|pct|pctl)",
+        r"worst (?:0\.1|0\.01|1|5) ?(?:%|percent)",
+        r"(?:measure|measured|check|checked|look at|looked at)\w* the tail\b(?! of the (?:distribution|histogram) of (?:errors?|values))",
+        r"tail lat\w*", r"latency (?:distribution|percentiles?|histogram|tail|cdf)s?", r"(?:long|slow) (?:end|tail)",
                       r"slowest \d+(?:\.\d+)?%", r"ttft", r"time[- ]to[- ]first[- ]token", r"itl", r"inter[- ]token latenc\w*",
                       r"tpot", r"time per output token", r"(?:itl|ttft|tpot|latency|step time|request time)s? (?:distribution|spread|histogram)",
                       r"tail of the (?:latency |itl |ttft )?distribution", r"p(?:50|90|95|99|999)(?:\.\d)? (?:latency|ttft|itl|tpot)")),
@@ -656,14 +732,64 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"tokens? (?:get |are |were )?accepted", r"(?:mean|avg|average) accepted", r"accept ?/ ?reject", r"rejection sampl\w*",
                          r"draft (?:tokens? )?acceptance", r"bonus tokens?")),
     # an iterative solver's convergence: residual norms over iterations, backward error, refinement reaching fp64
-    ("convergence", (r"(?<!fused )residual(?:s| norms?| history| histories| per \w+)?(?![+\w-]| ?\+| (?:connection|block|add|stream|branch|path|and))", r"backward errors?", r"berr",
+    ("convergence", (  # round 17: a constraint solver's residual: how far the constrained lengths are from their targets (LINCS, SHAKE)
+        r"constraint (?:deviation|error|residual|violation)s?",
+        r"bond[- ]?length (?:error|deviation)s?",
+        r"(?:deviation|error)s? of (?:the )?bond lengths?",
+        r"(?:constrained|bond) (?:distances|lengths) (?:are )?from (?:their|the) targets?",
+        r"how far off (?:r |are |is )?(?:the )?(?:bonds|constraints|bond lengths)",
+        r"(?<!fused )residual(?:s| norms?| history| histories| per \w+)?(?![+\w-]| ?\+| (?:connection|block|add|stream|branch|path|and))",
                      r"refinement", r"converg\w+", r"(?:stall\w*|stagnat\w*|plateau\w*) at",
                      r"iterations? to converge", r"b ?- ?ax", r"(?:fp64|double|f64)[- ](?:precision )?accuracy")),
     # how an error grows with the conditioning of the problem: condition numbers, kappa, near-singular systems
     ("conditioning", (r"condition(?:ing)? numbers?", r"cond ?#", r"cond ?\* ?eps", r"cond\.? ?(?:=|~|of|>|<)? ?1e\d+", r"kappa", r"ill[- ]?condition\w*", r"well[- ]?condition\w*",
                       r"near(?:ly)?[- ]singular", r"almost singular", r"cond\(a\)", r"conditioning")),
+    # round 17: a factorisation's element growth: the pivot growth factor max|U|/max|A|
+    ("pivot_growth", (
+        r"(?:pivot|element) gr[o]?w\w*(?: factors?)?",
+        r"growth factors?",
+        r"max ?\|u(?:_?ij)?\| ?(?:/|over) ?max ?\|a(?:_?ij)?\|",
+        r"(?:entries|elements) of (?:the )?u (?:become|grow|get)",
+        r"how (?:large|big) the (?:entries|elements) of u")),
+    # round 17: the pivots a factorisation chose (ipiv, the permutation, the row interchanges) against a reference's
+    ("pivoting", (
+        r"ipiv",
+        r"pivot (?:vectors?|arrays?|indices|sequences?|order|choices?)",
+        r"pivots? (?:match|agree|identical|differ|same)\w*",
+        r"row (?:interchanges|swaps|exchanges)",
+        r"permutation (?:indices|vectors?|arrays?)",
+        r"(?:same|identical) pivots?")),
+    # round 17: how far a computed Q is from orthogonal: ‖QᵀQ − I‖, the loss of orthogonality
+    ("orthogonality_loss", (
+        r"(?:loss|departure|deviation) (?:of|from) orthogonality",
+        r"orthogonality(?: loss| error)?",
+        r"orthonormality",
+        r"q ?(?:ᵀ|\^t|\^\{t\}|\'|\.t) ?q",
+        r"orthogonal to (?:working|machine) precision",
+        r"reflectors? (?:r |are |is )?drift\w*")),
+    # round 17: a simulation's conserved quantity drifting: the total energy over a long NVE run
+    ("energy_drift", (
+        r"energy (?:drift|conservation|conserv\w*)",
+        r"drift (?:of|in) (?:the )?(?:tot(?:al)?\.? ?e(?:nergy)?|conserved (?:quantity|energy)|hamiltonian)",
+        r"conserved (?:quantity|energy)",
+        r"total energy (?:over|across|drift|during|after)",
+        r"kj/mol/ns")),
     # round 12: error against a higher-precision reference, ulps, cosine similarity, forward error
-    ("error_size", (r"err(?:or)?s? (?:vs\.?|against) (?:the )?(?:bf16|fp16|fp32|fp64|f64|fp8|ref(?:erence)?|torch|double)", r"numerics", r"(?:forward|fwd) err(?:or)?s?", r"cos(?:ine)? sim\w*", r"how accurate", r"(?:stay|stays|remain|remains) accurate", r"(?:fp64|f64|double[- ]precision|fp32|high[- ]precision) (?:\w+ )?ref(?:erence)?s?", r"(?:stats|statistics) (?:on|of) the (?:diff|error|difference)", r"(?:drift|deviat|differ)\w* (?:from|against|vs\.?) (?:an? |the )?(?:fp64|float64|f64|double|fp32|float32)", 
+    ("error_size", (  # round 17: (round 12 read it as convergence's) the berr of LAPACK's drivers
+        r"berr",
+          # round 17: the backward error of a solve (normwise, componentwise), an SNR of a reconstruction, its error power
+        r"(?:normwise |componentwise |worst[- ]case |max(?:imum)? )?(?:backward|bwd) err(?:or)?s?",
+        r"backward[- ]stab\w*",
+        r"snr",
+        r"signal[- ]to[- ]noise(?: ratio)?",
+        r"error power",
+        r"reconstruction (?:error|snr|quality|accuracy)",
+        r"(?:forces?|frcs)(?: [\w-]+){0,3} (?:vs\.?|versus|against|compared (?:to|with)) (?:the |an? )?(?:fp64|double|dbl|f64|reference|ref)\w*",
+        r"force err(?:or)?s?", r"compar\w* (?:them|it|the \w+) (?:against|to|with) (?:an? |the )?(?:fp64|double|f64|double-precision) (?:calculation|computation|run|reference|result)s?",
+        r"(?:fp8|fp16|bf16|int8|int4|fp4|quanti[sz]\w*) err(?:or)?s?", r"how much (?:do|does) (?:the )?[\w-]+ (?:\w+ )?mess (?:up|with)",
+        r"how far (?:the |our )?(?:outputs?|results?|values|activations) (?:deviate|differ|drift)",
+        r"(?:largest|max(?:imum)?|worst) (?:per-\w+ |elementwise |element-wise )?(?:deviation|gap|diff(?:erence)?)",
+        r"err(?:or)?s? (?:vs\.?|against) (?:the )?(?:bf16|fp16|fp32|fp64|f64|fp8|ref(?:erence)?|torch|double)", r"numerics", r"(?:forward|fwd) err(?:or)?s?", r"cos(?:ine)? sim\w*", r"how accurate", r"(?:stay|stays|remain|remains) accurate", r"(?:fp64|f64|double[- ]precision|fp32|high[- ]precision) (?:\w+ )?ref(?:erence)?s?", r"(?:stats|statistics) (?:on|of) the (?:diff|error|difference)", r"(?:drift|deviat|differ)\w* (?:from|against|vs\.?) (?:an? |the )?(?:fp64|float64|f64|double|fp32|float32)", 
                     r"max abs", r"(?:max|mean)(?: ?/ ?(?:max|mean))? (?:abs |rel )?diff", r"rel(?:ative)? diff\w*", r"abs(?:olute)? (?:error|diff\w*)", r"\|\s*out\s*-\s*ref\s*\|", r"worst (?:element|deviation|error)",
                     r"max(?:imum)? (?:error|diff|difference)", r"mean abs", r"max rel", r"rel(?:ative)? err\w*", r"deviation",
                     r"how far off (?:is|are)(?= (?!we\b))", r"how big is the (?:error|diff|mismatch)", r"exceed\w* (?:atol|rtol|the tol\w*)",
@@ -727,7 +853,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                            r"(?:concentrated|clustered|locali[sz]ed) (?:at|on|along|near|in) (?:the )?(?:[\w-]+ )?(?:boundar\w+|border|edges?|seams?|corners?)")),
     # round 16: a backward pass's gradients checked against a reference (autograd, finite differences), each of them
     # (dq, dk, dv; dx, dw): the gradients' error, not the forward output's
-    ("grad_check", (r"d[qkvxwbyh]\d?(?:(?: ?(?:,|/|and|&|\+) ?| )(?:and )?d[qkvxwbyh]\d?){1,4}",
+    ("grad_check", (  # round 17: gradients said to match or line up, the weight grads against another implementation, derivatives compared
+        r"grads? match\w*",
+        r"(?:grads?|gradients?) (?:\w+ ){0,2}(?:line up|match|agree)\w* (?:w/|w|with)",
+        r"(?:weight|router|expert(?: weight)?) (?:grads?|gradients?)",
+        r"(?:compare|compared|check|checked)\w* the derivatives",
+        r"d[qkvxwbyh]\d?(?:(?: ?(?:,|/|and|&|\+) ?| )(?:and )?d[qkvxwbyh]\d?){1,4}",
                     r"(?:errors?|errs?|diffs?|differences?|mismatch\w*|deviations?) (?:of|in|on|for) (?:the |each of (?:the )?|all (?:three |3 )?(?:of )?(?:the )?)?(?:grads?|gradients?|backward outputs?)\b",
                     r"(?:grads?|gradients?)(?: [\w-]+){0,3} (?:vs\.?|versus|against|w/|compared (?:to|with)|match\w*|agree\w*|line up with) (?:the |an? )?(?:torch |pytorch |fp32 |fp64 )?(?:autograd|reference|ref|torch|pytorch|fp32|fp64|finite[- ]diff\w*|numerical|eager|naive)",
                     r"(?:check|verify|compare|test|validat|diff)\w* (?:the |all (?:the |three |3 )?|both |each of the )?(?:grads?|gradients?)\b",
@@ -773,7 +904,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  # round 13: what comes out of bad inputs: garbage in, garbage or not
                  r"garbage-in", r"garbage in,? garbage out", r"(?:and|or) not garbage", r"(?:give|return|output|produce)s? garbage")),
     # round 12: a result reproducible across launches
-    ("determinism", (r"(?:results?|outputs?|sums?|answers?|values?) (?:is |are )?reproducible", r"reproducible (?:across|between|over|from) (?:runs|launches|calls)", r"reproducib\w* run[- ]to[- ]run", r"hash (?:each|every|the) (?:\w+'?s? )?(?:output|result)", r"(?:same|identical) answer every (?:launch|run|time)", r"bitwise same", 
+    ("determinism", (  # round 17: runs from the same input or seed compared bit for bit, their trajectories
+        r"bit[- ]identical",
+        r"byte by byte",
+        r"(?:exact|exactly the) same (?:traj\w*|trajector\w*|coordinates|positions|outputs?|results?)",
+        r"(?:same|identical) (?:input|seed|coordinates)\w*[^.?!\n]{0,40}(?:twice|two times|2 times)",
+        r"2 runs w(?:/|ith)? (?:the )?same seed",
+        r"(?:results?|outputs?|sums?|answers?|values?) (?:is |are )?reproducible", r"reproducible (?:across|between|over|from) (?:runs|launches|calls)", r"reproducib\w* run[- ]to[- ]run", r"hash (?:each|every|the) (?:\w+'?s? )?(?:output|result)", r"(?:same|identical) answer every (?:launch|run|time)", r"bitwise same", 
                      r"determinis\w*", r"non-?determinis\w*", r"bit equality", r"bit-identical", r"same bytes",
                      r"reproducible (?:results|outputs?)", r"low bits", r"bitwise", r"same bits", r"bit-identical outputs?", r"identical\?",
                      r"reduction order", r"diff the (?:outputs?|results?|\w+ tensors?)(?! (?:against|vs\.?|versus|with|to) (?:the |a )?(?:ref\w*|torch|pytorch|golden|cpu|numpy|naive|fp32|fp64|eager))", r"exactly equal", r"across runs bitwise",
@@ -863,10 +1000,24 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"green across the board", r"smoke tests?", r"happy[- ]path", r"(?:how many|any) (?:tests? )?(?:got |were |are )?skipped",
                    r"skipped tests?", r"everything (?:works|passes|is green)", r"pytest",
                    r"(?:you|u) (?:said|say|says|claim\w*|called|declared) (?:it'?s |it |that'?s |the \w+ )?(?:is )?(?:done|finished|complete)")),
+    # round 17: work done per unit time in the domain's units: matrices or factorisations per second, simulated ns per day
+    ("work_rate", (
+        r"(?:matrices|mats|factori[sz]ations|solves|systems|problems) ?(?:/|per) ?s(?:ec(?:ond)?)?",
+        r"ns ?/ ?day",
+        r"nanosec\w* per day",
+        r"ns per day",
+        r"simulated time per (?:wall[- ]clock |wall time |wall )?day",
+        r"measured rate")),
     ("absolute_time", (r"absolute (?:runtime|time|timings?)", r"raw (?:ms|us|µs|time|times|timings?)",
                        r"how many (?:us|ms|µs|microseconds|milliseconds)", r"forget ratios",
                        r"in (?:microseconds|milliseconds)", r"actual (?:numbers|times|timings) (?:in|not)")),
-    ("empty_rows", (r"(?:fully|all|entirely|completely)[- ]masked", r"whole (?:query )?row (?:is )?masked",
+    ("empty_rows", (  # round 17: a group, expert or bucket that receives nothing (no tokens, no rows)
+        r"(?:experts?|groups?|buckets?|segments?) (?:that |which )?(?:gets?|receives?|got|with|has|have) (?:no|zero|0) (?:tokens?|toks|rows?|items|work|entries)",
+        r"(?:experts?|groups?|buckets?|segments?) (?:gets?|got|receives?) nothing",
+        r"(?:zero|0)[- ](?:token|row|size|length)[- ]?(?:experts?|groups?|segments?)",
+        r"(?:leaves?|leaving|left) (?:\w+ )?(?:experts?|groups?|buckets?) empty",
+        r"empty (?:experts?|groups?|buckets?)",
+        r"(?:fully|all|entirely|completely)[- ]masked", r"whole (?:query )?row (?:is )?masked",
                     r"masked (?:whole|entire) rows?", r"blanks? out (?:a|the) whole", r"row that(?:'s| is) entirely",
                     r"all (?:the )?logits in a row", r"(?:entire|whole) row (?:of|is) -?inf", r"empty rows?", r"all -?inf",
                     r"row of -?inf", r"every logit in a row", r"zero keys", r"nothing to attend",
@@ -882,7 +1033,17 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("causal_skip", (r"causal (?:vs\.?|versus|to|over) (?:non-?causal|full|dense)", r"causal[^?.]{0,20}(?:vs\.?|versus) non-?causal", r"with and without (?:is_)?causal",
                      r"both masking modes", r"skip\w* (?:the )?(?:fully )?masked tiles", r"early exit",
                      r"causal speedup")),
-    ("input_values", (r"ties", r"tied (?:values|scores)", r"duplicate (?:values|keys|scores|indices)", r"(?:all[- ])?zeros? (?:inputs?|rows?)",
+    ("input_values", (  # round 17: inputs on which a factorisation fails: indefinite, not positive definite, singular; the info it returns
+        r"(?:symmetric )?indefinite(?: matri\w+| inputs?)?",
+        r"not (?:symmetric )?positive[- ]definite",
+        r"non-?spd",
+        r"not spd",
+        r"(?:singular|rank[- ]deficient) (?:matri\w+|inputs?|systems?)",
+        r"info (?:values?|flags?|codes?|arrays?)",
+        r"(?:does|do) info get set",
+        r"non-?zero info",
+        r"negative eigenvalues?",
+        r"ties", r"tied (?:values|scores)", r"duplicate (?:values|keys|scores|indices)", r"(?:all[- ])?zeros? (?:inputs?|rows?)",
                       r"constant (?:inputs?|rows?|values)", r"input distribution", r"sorted inputs?", r"adversarial inputs?",
                       r"all[- ](?:zeros?|ones)", r"uniform (?:inputs?|values|rows?)",
                       # round 16: inputs whose values make the arithmetic degenerate: a zero component of a direction or a
@@ -897,7 +1058,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # work spread unevenly over groups: tokens routed to a few experts, segments of very different
     # lengths in a grouped launch; is it still fast, still right
     # round 12: work piled on one bin, cell or expert against a uniform spread
-    ("load_skew", (r"(?:routing|input|data|keys?|particles?|(?:key|data|input|routing) distribution) (?:is |are )?skew\w*", r"skewed (?:input|data|distribution|keys?|particles?|routing|positions?)", r"(?:one|an?|single) (?:expert|bin|bucket|cell|key) (?:is |gets? )?hot", r"hot[- ]?spot (?:case|input|distribution|data|test|particles?)s?", r"adversarial (?:router|routing|distribution|input|data|keys?)", r"(?:router|routing|token|key|particle|data|value) distributions?", r"all (?:the )?(?:toks|tokens|particles|keys|values|inputs|elements|points) (?:to|in|land in|hit|go to|into|at|on) (?:(?:one|1|a single|the same) (?:expert|cell|bin|bucket|key|point)|the origin)", r"every (?:input|element|value|key|token|particle) (?:hits|lands in|goes to|maps to) (?:one|1|a single|the same)", r"all[- ]same[- ](?:key|value|bin|bucket)", r"all (?:the )?(?:values|keys|inputs|elements) (?:are )?(?:identical|the same|equal)", r"(?:degenerate|pathological|clustered|non-?uniform) (?:\w+ )?(?:distribution|keys?|particles?|particle set|positions?|routing)", r"(?:vs\.?|versus|against) (?:a )?(?:uniform|rand(?:om)?)(?: (?:one|input|data|routing|distribution|keys))?", r"(?:sensitive|insensitive) to (?:the )?(?:data|input|key) distribution", 
+    ("load_skew", (  # round 17: experts' or ranks' load: the busiest against the average, tokens per expert, one getting hammered
+        r"busiest (?:expert|rank|gpu|bucket|bin|shard|partition|queue|cell)s?",
+        r"tokens?[- ]per[- ]expert",
+        r"(?:load|token|work|routing) (?:spread|balance|imbalance|distribution) (?:\w+ )?(?:across|over|between|among) (?:the )?(?:experts|ranks|gpus|shards|buckets)",
+        r"(?:experts?|ranks?|buckets?|shards?) (?:getting |gets |being )?(?:hammer\w*|swamped|overloaded)",
+        r"per-expert (?:histogram|counts?|load)",
+        r"expert (?:skew|imbalance|load)",
+        r"(?:routing|input|data|keys?|particles?|(?:key|data|input|routing) distribution) (?:is |are )?skew\w*", r"skewed (?:input|data|distribution|keys?|particles?|routing|positions?)", r"(?:one|an?|single) (?:expert|bin|bucket|cell|key) (?:is |gets? )?hot", r"hot[- ]?spot (?:case|input|distribution|data|test|particles?)s?", r"adversarial (?:router|routing|distribution|input|data|keys?)", r"(?:router|routing|token|key|particle|data|value) distributions?", r"all (?:the )?(?:toks|tokens|particles|keys|values|inputs|elements|points) (?:to|in|land in|hit|go to|into|at|on) (?:(?:one|1|a single|the same) (?:expert|cell|bin|bucket|key|point)|the origin)", r"every (?:input|element|value|key|token|particle) (?:hits|lands in|goes to|maps to) (?:one|1|a single|the same)", r"all[- ]same[- ](?:key|value|bin|bucket)", r"all (?:the )?(?:values|keys|inputs|elements) (?:are )?(?:identical|the same|equal)", r"(?:degenerate|pathological|clustered|non-?uniform) (?:\w+ )?(?:distribution|keys?|particles?|particle set|positions?|routing)", r"(?:vs\.?|versus|against) (?:a )?(?:uniform|rand(?:om)?)(?: (?:one|input|data|routing|distribution|keys))?", r"(?:sensitive|insensitive) to (?:the )?(?:data|input|key) distribution", 
                    r"skew\w* (?:\w+ )?(?:experts?|routing|router|load|tokens|groups?|segments?|workloads?)",
                       r"(?:data|load|work|expert|routing|token|group) (?:skew\w*|imbalance\w*)", r"imbalanc\w*", r"unbalanced", r"lopsided",
                       r"zipf\w*", r"power[- ]law", r"hot experts?", r"(?:tokens|rows) per expert", r"expert (?:load|loads|counts?|sizes?|capacity|histogram)",
@@ -910,6 +1078,28 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:every|each|all(?: the)?) (?:pixels?|values?|elements?|keys?|inputs?|entries|items|samples?|points?) (?:has|have|is|are|with|having|sharing|share) (?:the )?(?:same|identical|one|a single|an identical) (?:value|key|bin|colou?r|intensity|level)",
                       r"(?:every|each|all(?: the)?) (?:pixels?|values?|elements?|keys?|inputs?|entries|items|samples?|points?) (?:lands?|falls?|goes|go|maps?|hash(?:es)?|ends? up) (?:in|into|to|on|in the same) (?:one|1|a single|the same|a|the) ?(?:bin|bucket|slot|key|cell|counter|entry)?",
                       r"(?:all[- ](?:black|white|zero|same|one[- ]colou?r)|solid[- ]colou?r|flat|constant|single[- ]colou?r|blank|uniform[- ]colou?r|monochrome) (?:images?|imgs?|frames?|pictures?|pics?|textures?)")),
+    # round 17: the cost of rebuilding a search structure (a neighbour, pair or Verlet list, a cell list, a BVH) and how
+    # often it is rebuilt
+    ("rebuild_cost", (
+        r"(?:neighbou?r|nbr|pair|verlet|cell)[- ]?lists? (?:re-?builds?|builds?|construction|updates?|search)",
+        r"re-?build (?:cost|time|overhead|frequency)s?",
+        r"(?:construct\w*|build\w*|rebuild\w*) (?:of )?the (?:neighbou?r |nbr |pair |verlet |cell )lists?",
+        r"(?:the )?list update (?:is|was|costs?)", r"pair[- ]search (?:time|cost)", r"bvh (?:re-?)?build (?:time|cost)")),
+    # round 17: items lost by a capacity or a buffer: tokens dropped over an expert's capacity, pairs missing from a neighbour list
+    ("lost_items", (
+        r"(?:tokens?|toks|assignments?|items?|packets?|requests?)(?: [\w/]+){0,4} (?:get |got |are |were |r )?(?:dropped|discarded|tossed|tossing|thrown out|cut|lost)",
+        r"(?:drop|discard|toss)\w* (?:\w+ ){0,2}(?:tokens?|toks|assignments)",
+        r"how many (?:\w+ ){0,3}(?:tokens?|toks|assignments) (?:\w+ ){0,6}(?:discard|drop|toss|lose|cut)\w*",
+        r"drop (?:counts?|rates?|fraction)",
+        r"token drop\w*",
+        r"dropped tokens?",
+        r"capacity (?:overflow|drops?)",
+        r"(?:overflow|exceed)\w* (?:their|its|the) (?:slots?|capacity)",
+        r"missed pairs",
+        r"missing (?:any )?pairs",
+        r"pairs? (?:\w+ ){0,6}(?:absent|missing) from the (?:neighbou?r |pair |verlet )?list",
+        r"(?:list|neighbou?r list) (?:doesn\'?t|does not) contain",
+        r"pairs that enter the cutoff")),
     # round 16: how many of a batch's ids or keys are distinct (unique over total, the dedup ratio): what a dedup
     # pass or a cache of hot rows would save
     ("unique_ratio", (r"dedup(?:e|lication)?(?:ed)? (?:ratio|rate|factor|fraction|share)", r"(?:unique|distinct) (?:ids?|indices|indexes|keys|rows|values|items|tokens|entries|lookups)(?: per batch)? (?:vs\.?|/|over|to|relative to|divided by|out of) (?:the )?(?:total|all)",
@@ -935,7 +1125,16 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"wrap\w* (?:around )?(?:for|at|on|with|past|beyond) (?:huge|large|big|giant|very large|massive) (?:inputs?|sizes?|tensors?|n|arrays?)", r"(?:more than|over|above|past|beyond|exceed\w*) (?:\d+ ?)?(?:gb|gib) (?:tensors?|inputs?|buffers?|allocations?)")),
     # -- against what
     # round 12: serving and sparse/dense solver libraries
-    ("vendor_baseline", (r"cusparse\w*", r"cusolver\w*", r"magma", r"vllm(?:'s)?", r"sglang", r"tensorrt[- ]?llm", r"trt[- ]?llm", r"batch(?:decode|prefill)\w*", r"(?:nvidia|vendor)'?s? (?:own )?(?:library|lib|implementation|kernel)", r"(?:library|vendor|lib) equivalents?", r"(?:vs\.?|the) fi (?:number|kernel|version|baseline|decode|time)s?", r"(?:ours|our \w+) vs\.? (?:fi|theirs)", r"next to ours", 
+    ("vendor_baseline", (  # round 17: CPU signal and math libraries as the baseline (Intel IPP, MKL, FFTW)
+        r"(?:intel )?ipp(?:s\w*)?",
+        r"(?:intel )?mkl",
+        r"fftw\w*",
+        r"deepep",
+        r"megatron(?:-lm)?",
+        r"gromacs",
+        r"gmx",
+        r"openmm",
+        r"cusparse\w*", r"cusolver\w*", r"magma", r"vllm(?:'s)?", r"sglang", r"tensorrt[- ]?llm", r"trt[- ]?llm", r"batch(?:decode|prefill)\w*", r"(?:nvidia|vendor)'?s? (?:own )?(?:library|lib|implementation|kernel)", r"(?:library|vendor|lib) equivalents?", r"(?:vs\.?|the) fi (?:number|kernel|version|baseline|decode|time)s?", r"(?:ours|our \w+) vs\.? (?:fi|theirs)", r"next to ours", 
                          r"(?:best|fastest|existing|available|vendor|sota|tuned) (?:available |existing |known |vendor )?(?:library|libraries|lib|implementations?)",
                          r"(?:naive|eager|plain|stock|vanilla|unfused|reference) (?:pytorch|torch)(?: (?:version|implementation|path|op|baseline|code))?", r"sota", r"state[- ]of[- ]the[- ]art",r"cublas\w*", r"cudnn", r"cutlass", r"cute", r"torch\.(?:matmul|mm|bmm|nn|compile|einsum|baddbmm|addmm|ops|sort|topk|softmax|layer_norm)[\w.]*",
                          r"torch(?:'s)? (?:sdpa|matmul|kernel|implementation|op)", r"sdpa", r"flash[- ]?att(?:n|ention)(?:[- ]?\d)?",
