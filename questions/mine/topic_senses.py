@@ -256,7 +256,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\b(?:cuda|nvcc|ptxas|compiler|toolkit|toolchain|triton|llvm)(?: ?(?:/|and|\+) ?(?:cuda|nvcc|ptxas|compiler|toolkit|driver))? (?:version|ver)s?\b",
      "toolchain version"),
     (r"\bptxas (?:really |actually |even |fully )?(unroll\w*|keep the unroll\w*|kept the unroll\w*|re-?roll\w*)", r"the compiler \1"),
-    (r"\b(?:iter(?:ation)?s?|copies) per (?:loop )?trip\b", "unroll factor"),    # round 17: the normwise backward error written as its formula is the backward error (not a residual's convergence); a
+    (r"\b(?:iter(?:ation)?s?|copies) per (?:loop )?trip\b", "unroll factor"),
+    # round 17: the normwise backward error written as its formula is the backward error (not a residual's convergence); a
     # signal of white or pink noise fed in is the input, not a timing's spread; a high percentile of a block's time is its
     # tail, not the timing's spread; memcpy's share of a block is the transfers, not the copy roofline; clocking an
     # iteration is timing it, not the card's clocks; the load spread over experts is its balance, not a timing's spread
@@ -273,6 +274,9 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\b(?:the )?(?:negative )?gradients? of the (?:potential|energy)\b", "forces"),
     (r"\b\d+-way (?=(?:expert|tensor|data|pipeline|model|context|sequence)[- ]parallel)", ""),
     # a residual that looks small, offered as the evidence of a claimed stability, is an error's size
+    # the largest difference between two runs of the same input is whether they are identical, not an error's size
+    (r"\b(?:max(?:imum)?|largest|biggest|worst) (?:\w+ )?difference (?:in \w+ )?between (?:the )?(?:two|2|both) (?:runs|trajectories|executions|launches)\b",
+     "bits differ across runs"),
     (r"\bresidual (?=look\w* (?:small|fine|tiny|ok|okay|good))", "error "),
 )
 
@@ -443,19 +447,15 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("grad_check", frozenset({"determinism"}), None),
     # an error taken at several lengths is the error's growth, not a time's curve
     ("scaling", frozenset({"error_growth"}), None),
-    # round 17: the capacity factor named beside the tokens dropped is the drop's setting, not load skew; a difference
-    # between two runs is determinism's; a library named beside a launch count is whose kernels are counted
+    # round 17: the capacity factor named beside the tokens dropped is the drop's setting, not load skew; a library named beside a launch count is whose kernels are counted
     ("load_skew", frozenset({"lost_items"}), None),
-    ("error_size", frozenset({"determinism"}), None),
     ("vendor_baseline", frozenset({"launch_count"}), None),
     # the norm of QᵀQ − I, the growth of U's entries, pivots that differ, an energy that drifts: each is the error asked;
-    # a constraint's deviation is its solver's residual (convergence); the empty case checked is what is asked; an expert that receives nothing is the empty case, not
-    # skew; a rebuild timed separately is the rebuild's cost
+    # a constraint's deviation is its solver's residual (convergence); the empty case checked is what is asked; a rebuild timed separately is the rebuild's cost
     ("error_size", frozenset({"orthogonality_loss", "pivot_growth", "pivoting", "energy_drift"}), None),
     ("error_size", frozenset({"convergence"}), None),
     ("error_size", frozenset({"empty_rows"}), None),
     ("correctness_run", frozenset({"empty_rows"}), None),
-    ("load_skew", frozenset({"empty_rows"}), None),
     ("phase_cost", frozenset({"rebuild_cost"}), None),
     # microseconds asked of a named phase or of the communication left exposed are that time's unit
     ("absolute_time", frozenset({"phase_cost", "overlap", "rebuild_cost"}), None),
