@@ -257,12 +257,14 @@ SENSES: tuple[tuple[str, str], ...] = (
      "toolchain version"),
     (r"\bptxas (?:really |actually |even |fully )?(unroll\w*|keep the unroll\w*|kept the unroll\w*|re-?roll\w*)", r"the compiler \1"),
     (r"\b(?:iter(?:ation)?s?|copies) per (?:loop )?trip\b", "unroll factor"),
-    # round 17: the normwise backward error written as its formula is the backward error (not a residual's convergence); a
-    # signal of white or pink noise fed in is the input, not a timing's spread; a high percentile of a block's time is its
-    # tail, not the timing's spread; memcpy's share of a block is the transfers, not the copy roofline; clocking an
-    # iteration is timing it, not the card's clocks; the load spread over experts is its balance, not a timing's spread
+    # round 17: the normwise backward error written as its formula is the backward error (not a residual's
+    # convergence); a signal of white or pink noise fed in is the input, and a signal-to-noise ratio an error, not a
+    # timing's spread; a high percentile of a block's time is its tail, not the timing's spread; memcpy's share of a
+    # block is the transfers, not the copy roofline; clocking an iteration is timing it, not the card's clocks; the
+    # load spread over experts is its balance, not a timing's spread
     (r"[‖|]{1,2}b ?[−-] ?ax\S*?[‖|]{1,2}\S*? ?/ ?\([^)]*\)", " backward error "),
     (r"\b(?:white|pink|brown|gaussian) noise\b", "random-valued signal"),
+    (r"\bsignal[- ]to[- ]noise(?: ratio)?\b", "snr"),
     (r"\b((?:99|99\.9|95|90)th) percentile\b", r"\1 %ile"),
     (r"\b(?:cuda)?memcpy(?:async)? (share|fraction|overhead|time|h2d|d2h|htod|dtoh)\b", r"transfer \1"),
     (r"\bclock(?:ed)? (?=(?:a|the) (?:full|whole|complete|single|training) (?:iteration|iter|step))", "timed "),
@@ -447,11 +449,13 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("grad_check", frozenset({"determinism"}), None),
     # an error taken at several lengths is the error's growth, not a time's curve
     ("scaling", frozenset({"error_growth"}), None),
-    # round 17: the capacity factor named beside the tokens dropped is the drop's setting, not load skew; a library named beside a launch count is whose kernels are counted
+    # round 17: the capacity factor named beside the tokens dropped is the drop's setting, not load skew; a library
+    # named beside a launch count is whose kernels are counted
     ("load_skew", frozenset({"lost_items"}), None),
     ("vendor_baseline", frozenset({"launch_count"}), None),
     # the norm of QᵀQ − I, the growth of U's entries, pivots that differ, an energy that drifts: each is the error asked;
-    # a constraint's deviation is its solver's residual (convergence); the empty case checked is what is asked; a rebuild timed separately is the rebuild's cost
+    # a constraint's deviation is its solver's residual (convergence); the empty case checked is what is asked; a
+    # rebuild timed separately is the rebuild's cost
     ("error_size", frozenset({"orthogonality_loss", "pivot_growth", "pivoting", "energy_drift"}), None),
     ("error_size", frozenset({"convergence"}), None),
     ("error_size", frozenset({"empty_rows"}), None),

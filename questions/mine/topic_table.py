@@ -1069,7 +1069,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:data|load|work|expert|routing|token|group) (?:skew\w*|imbalance\w*)", r"imbalanc\w*", r"unbalanced", r"lopsided",
                       r"zipf\w*", r"power[- ]law", r"hot experts?", r"(?:tokens|rows) per expert", r"expert (?:load|loads|counts?|sizes?|capacity|histogram)",
                       r"(?:balanced|uniform|even|random) (?:routing|router|tokens per|expert load|expert assignment)",
-                      r"(?:empty|idle|unused) experts?", r"experts? (?:get|gets|with|receive|receives) (?:thousands|most)",
+                      r"(?:empty|idle|unused) experts?", r"(?:some|many|most|\d+) experts? (?:get|gets|receive|receives) (?:0|zero|no|nothing)\b[^.?!\n]{0,40}\b(?:others?|one|a few|some) (?:gets?|receives?) (?:most|thousands|everything|all)", r"experts? (?:get|gets|with|receive|receives) (?:thousands|most)",
                       r"(?:real|realistic|production|trained) routers?", r"routing (?:distribution|skew|imbalance|pattern|histogram)",
                       r"capacity factor", r"group sizes? (?:vary|varies|uneven|differ\w*)", r"(?:uneven|unequal|variable) group sizes?",
                       # round 16: every element of one value (a constant image, all pixels in one bin): the worst case of a

@@ -904,3 +904,142 @@ def test_round_16_words_keep_their_first_sense():
     assert "divergence" in topics("are the warps diverging at the boundary branch?")
     assert "noise" in topics("is the 2% just noise?")
     assert "registers" in topics("what does ptxas -v say about spills?")
+
+
+# round 17: the measurements of four application domains (batched dense linear algebra, real-time audio, mixture-of-
+# experts training, molecular dynamics), written from the domains, not from the planted askings
+@pytest.mark.parametrize("text,topic", [
+    # dense linear algebra: backward error, element growth, pivots against LAPACK, orthogonality, failing inputs,
+    # throughput in matrices, the crossover with a library
+    ("componentwise backward error of the getrs output?", "error_size"),
+    ("is the QR solve backward-stable in practice?", "error_size"),
+    ("berr from dgesvx vs ours?", "error_size"),
+    ("what's the growth factor on the wilkinson matrix?", "pivot_growth"),
+    ("element growth with no pivoting at n=512?", "pivot_growth"),
+    ("report max|U| / max|A| per matrix", "pivot_growth"),
+    ("does the ipiv from the batched getrf agree with the CPU one?", "pivoting"),
+    ("are the row swaps the same as LAPACK's?", "pivoting"),
+    ("compare the permutation vectors entry by entry", "pivoting"),
+    ("how orthogonal is Q after the panel factorisation, ||Q^T Q - I||?", "orthogonality_loss"),
+    ("loss of orthogonality in the Gram-Schmidt step?", "orthogonality_loss"),
+    ("what does potrf return on a non-SPD input?", "input_values"),
+    ("feed it an indefinite matrix and check the info array", "input_values"),
+    ("factorizations per second at n=16?", "work_rate"),
+    ("solves/sec vs the vendor batched solver?", "work_rate"),
+    ("what's the crossover point against MAGMA?", "scaling"),
+    ("smallest batch at which ours wins?", "scaling"),
+    ("the profiler's bytes moved per second for the 4x4 kernel?", "bandwidth_achieved"),
+    # real-time audio: the tail of block times, deadlines missed, jitter, SNR, the seams between blocks, the delay added
+    ("99th percentile callback time over a 10 minute run?", "latency_tail"),
+    ("did you measure the tail or only the average block time?", "latency_tail"),
+    ("worst 1% of buffer times?", "latency_tail"),
+    ("how many xruns in an hour of playback?", "deadline_misses"),
+    ("count the buffers that missed the deadline", "deadline_misses"),
+    ("any underruns at 64-sample buffers?", "deadline_misses"),
+    ("block-to-block jitter of the processing time?", "noise"),
+    ("signal-to-noise ratio of the decoded output vs the float reference?", "error_size"),
+    ("what's the reconstruction error of the filterbank?", "error_size"),
+    ("any discontinuities at the frame boundaries of the overlap-add?", "edge_shapes"),
+    ("compare the first and last 64 samples of each buffer", "edge_shapes"),
+    ("how many samples of latency does the lookahead limiter add?", "io_delay"),
+    ("send a dirac through it and see where the peak lands", "io_delay"),
+    ("group delay of the FIR?", "io_delay"),
+    ("share of the callback spent on host↔device copies?", "transfers"),
+    ("how does it compare with Intel IPP on the same filter?", "vendor_baseline"),
+    ("vs FFTW on one core?", "vendor_baseline"),
+    ("how many kernels are we launching per buffer?", "launch_count"),
+    # mixture of experts: load per expert, dropped tokens, empty experts, the all-to-all's bandwidth and its exposure,
+    # the whole step, the gradients against another framework, the permutation's time
+    ("tokens per expert histogram for the last 100 steps?", "load_skew"),
+    ("is the busiest rank getting twice the average load?", "load_skew"),
+    ("what fraction of tokens get dropped at capacity 1.0?", "lost_items"),
+    ("token drop rate vs capacity factor?", "lost_items"),
+    ("does the grouped gemm handle groups with zero rows?", "empty_rows"),
+    ("an expert that receives no tokens: correct output?", "empty_rows"),
+    ("alltoall bandwidth per GPU vs the NVLink limit?", "bandwidth_achieved"),
+    ("is the combine hidden behind the expert GEMMs?", "overlap"),
+    ("how much of the dispatch sits on the critical path?", "overlap"),
+    ("ms per training iteration against the baseline framework?", "end_to_end"),
+    ("did you time a full training step or only the kernels?", "end_to_end"),
+    ("do the router gradients line up with the reference implementation?", "grad_check"),
+    ("weight grads vs Megatron's?", "grad_check"),
+    ("how long does the token permutation take on its own?", "phase_cost"),
+    ("fp8 error of the expert outputs vs bf16?", "error_size"),
+    ("how far the outputs deviate from the bf16 run?", "error_size"),
+    # molecular dynamics: energy drift, force error, throughput in ns/day, the list rebuild, pairs missed, determinism,
+    # scaling with the atom count, a constraint's deviation
+    ("energy conservation over 1 ns in NVE?", "energy_drift"),
+    ("drift of the conserved quantity per ns?", "energy_drift"),
+    ("max force error against a double-precision run?", "error_size"),
+    ("ns/day on the 100k-atom membrane?", "work_rate"),
+    ("how many nanoseconds per day vs the reference code?", "work_rate"),
+    ("pair-list build time every 40 steps?", "rebuild_cost"),
+    ("rebuild cost of the cell list?", "rebuild_cost"),
+    ("any missing pairs with a 0.05 nm buffer?", "lost_items"),
+    ("are two runs bit-identical with the same seed?", "determinism"),
+    ("does it scale linearly with the number of atoms?", "scaling"),
+    ("time per step at each system size?", "scaling"),
+    ("constraint deviation after SHAKE?", "convergence"),
+    ("RMS bond-length deviation after the constraint step?", "convergence"),
+])
+def test_round_17_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # a growth of the time with the size is no element growth; a pivot table or pivot in a plan is no factorisation's pivots
+    ("what's the growth rate of the runtime with n?", "pivot_growth"),
+    ("pivot the results into a table per shape", "pivoting"),
+    # orthogonal as in independent changes is no Q's orthogonality
+    ("are these two optimisations orthogonal?", "orthogonality_loss"),
+    # the info of a log line is no return code of a failing factorisation
+    ("print the info log of the run", "input_values"),
+    # a rate with no domain unit is not ours to read as work per second
+    ("what's the cache hit rate?", "work_rate"),
+    # a deadline for the work and a miss in the cache are no real-time deadline missed
+    ("what's the deadline for the refactor?", "deadline_misses"),
+    ("how many L2 misses per request?", "deadline_misses"),
+    # a launch delay is no signal delay in samples; a kernel's samples are no audio
+    ("how much latency does the extra launch add in us?", "io_delay"),
+    ("ncu samples per stall reason?", "io_delay"),
+    # a dropped feature or a cut in scope is no token dropped; pairs of kernels are no neighbour pairs
+    ("we dropped the fp8 path, fine?", "lost_items"),
+    ("which pairs of kernels overlap?", "lost_items"),
+    # an empty string in the config is no empty expert
+    ("empty groups in the regex?", "load_skew"),
+    # a scheduler's thread-block granularity is a launch detail, not a block's audio edge
+    ("is the block size a multiple of 32?", "edge_shapes"),
+    # white noise fed in is the input, not a timing's spread; the signal-to-noise ratio is an error, not noise
+    ("run it on white noise and on speech", "noise"),
+    ("signal-to-noise ratio of the output?", "noise"),
+    # a load spread across experts is their balance, not a timing's spread
+    ("how's the load spread across experts?", "noise"),
+    # memcpy's share of a block is the transfers, not the copy roofline
+    ("memcpy share of the block time?", "copy_ceiling"),
+    # clocking a full iteration is timing it, not the card's clocks
+    ("did you clock a full iteration?", "clocks"),
+    # outputs that diverge from a reference differ; no warp diverged
+    ("how far do the outputs diverge from the bf16 run?", "divergence"),
+    # an 8-way expert-parallel split is no 8-way bank conflict
+    ("8-way expert parallel all-to-all time?", "bank_conflicts"),
+    # capturing the whole step in a graph is no end-to-end time
+    ("capture the whole step in a cuda graph", "end_to_end"),
+    # a cell list built for the degenerate case is a correctness question, not the rebuild's cost
+    ("cell list build with all particles at the origin, right counts?", "rebuild_cost"),
+    # a constraint on the tile shape is no bond constraint
+    ("what's the constraint on the tile size?", "convergence"),
+    # the largest difference between two runs is determinism's, not an error's size
+    ("what's the maximum difference between the two runs?", "error_size"),
+])
+def test_round_17_words_do_not_name_a_measurement_in_another_sense(text, topic):
+    assert topic not in topics(text), (text, topics(text))
+
+
+def test_round_17_words_keep_their_first_sense():
+    # the look-alikes' own senses still hold: a p99 of a latency, a timing's spread, the copy roofline, the card's clocks
+    assert "latency_tail" in topics("p99 latency of the decode step?")
+    assert "noise" in topics("what's the spread across 20 reruns?")
+    assert "copy_ceiling" in topics("what does a plain memcpy reach on this card?")
+    assert "clocks" in topics("are the clocks locked during the run?")
+    assert "divergence" in topics("are the warps diverging at the boundary branch?")
+    assert "determinism" in topics("bit-identical outputs across runs?")
