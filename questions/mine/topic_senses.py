@@ -265,6 +265,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"[‖|]{1,2}b ?[−-] ?ax\S*?[‖|]{1,2}\S*? ?/ ?\([^)]*\)", " backward error "),
     (r"\b(?:white|pink|brown|gaussian) noise\b", "random-valued signal"),
     (r"\bsignal[- ]to[- ]noise(?: ratio)?\b", "snr"),
+    # a scheduler acting at block boundaries acts between thread blocks: no edge of a signal's blocks
+    (r"\b((?:schedul|preempt|switch|interleav)\w*(?: \w+){0,2}) at block boundaries\b", r"\1 between thread blocks"),
     (r"\b((?:99|99\.9|95|90)th) percentile\b", r"\1 %ile"),
     (r"\b(?:cuda)?memcpy(?:async)? (share|fraction|overhead|time|h2d|d2h|htod|dtoh)\b", r"transfer \1"),
     (r"\bclock(?:ed)? (?=(?:a|the) (?:full|whole|complete|single|training) (?:iteration|iter|step))", "timed "),

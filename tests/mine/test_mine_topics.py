@@ -1009,6 +1009,7 @@ def test_round_17_vocabulary_names_its_measurement(text, topic):
     ("empty groups in the regex?", "load_skew"),
     # a scheduler's thread-block granularity is a launch detail, not a block's audio edge
     ("is the block size a multiple of 32?", "edge_shapes"),
+    ("the high-priority stream gets scheduled ahead at block boundaries", "edge_shapes"),
     # white noise fed in is the input, not a timing's spread; the signal-to-noise ratio is an error, not noise
     ("run it on white noise and on speech", "noise"),
     ("signal-to-noise ratio of the output?", "noise"),
