@@ -904,12 +904,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  # round 13: what comes out of bad inputs: garbage in, garbage or not
                  r"garbage-in", r"garbage in,? garbage out", r"(?:and|or) not garbage", r"(?:give|return|output|produce)s? garbage")),
     # round 12: a result reproducible across launches
-    ("determinism", (  # round 17: runs from the same input or seed compared bit for bit, their trajectories
+    ("determinism", (  # round 17: an output hashed on every run; runs from the same input or seed compared bit
+        # for bit, their trajectories
         r"bit[- ]identical",
         r"byte by byte",
         r"(?:exact|exactly the) same (?:traj\w*|trajector\w*|coordinates|positions|outputs?|results?)",
         r"(?:same|identical) (?:input|seed|coordinates)\w*[^.?!\n]{0,40}(?:twice|two times|2 times)",
         r"2 runs w(?:/|ith)? (?:the )?same seed",
+        r"hash\w* (?:the |each |every )?(?:[\w-]+ ){0,2}(?:tensors?|outputs?|results?|buffers?|grads?|gradients?) (?:each|every|per) (?:time|run|launch|call|iteration)",
         r"(?:results?|outputs?|sums?|answers?|values?) (?:is |are )?reproducible", r"reproducible (?:across|between|over|from) (?:runs|launches|calls)", r"reproducib\w* run[- ]to[- ]run", r"hash (?:each|every|the) (?:\w+'?s? )?(?:output|result)", r"(?:same|identical) answer every (?:launch|run|time)", r"bitwise same", 
                      r"determinis\w*", r"non-?determinis\w*", r"bit equality", r"bit-identical", r"same bytes",
                      r"reproducible (?:results|outputs?)", r"low bits", r"bitwise", r"same bits", r"bit-identical outputs?", r"identical\?",

@@ -2,8 +2,8 @@
 proposals and statements with a question mark are not questions.
 
 Each set was scored once held out before it was tuned on (questions/benchmark/planted/RESULTS.md
-keeps the order): A-BD are all tuned-on material now (round 16 tuned the classifier and the topic
-table on BA-BD), so these floors are regression checks, not evidence: they are the figures reached
+keeps the order): A-BH are all tuned-on material now (round 16 tuned the classifier and the topic
+table on BA-BD, round 17 the topic table on BE-BH), so these floors are regression checks, not evidence: they are the figures reached
 after the last change, so a change that loses ground shows here.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ def scored():
     return {p.stem.split("_", 1)[1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
-#: one candidate per question on each set after round 16 (RESULTS.md): floors, tuned on
+#: one candidate per question on each set after round 17 (RESULTS.md): floors, tuned on
 FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i": 10, "j": 10, "k": 10, "l": 9,
           "m": 10, "n": 9, "o": 10, "p": 10, "q": 10, "r": 10, "s": 10, "t": 10, "u": 10, "v": 10, "w": 8, "x": 9,
           "y": 10, "z": 10, "aa": 10, "ab": 10, "ac": 10, "ad": 10, "ae": 10, "af": 9,
@@ -30,19 +30,22 @@ FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i
           "ao": 10, "ap": 10, "aq": 10, "ar": 9,
           "as": 10, "at": 10, "au": 10, "av": 10,
           "aw": 8, "ax": 10, "ay": 8, "az": 10,
-          "ba": 10, "bb": 10, "bc": 10, "bd": 10}
-#: the sets of the last round tuned on, floored but not yet within the 95% (round 16: BA-BD)
-LAST_ROUND = ("ba", "bb", "bc", "bd")
-#: sets allowed to propose some information while the classifier is corrected on them (none now)
-INFORMATION_OPEN: dict[str, int] = {}
+          "ba": 10, "bb": 10, "bc": 10, "bd": 10,
+          "be": 10, "bf": 9, "bg": 9, "bh": 10}
+#: the sets of the last round tuned on, floored but not yet within the 95% (round 17: BE-BH)
+LAST_ROUND = ("be", "bf", "bg", "bh")
+#: sets allowed to propose some information while the classifier is corrected on them: BE's and BG's leading
+#: questions with a cause and a fix ("Isn't the triangular solve limited by ...?", "Isn't the imbalance coming from
+#: ...? Do the softmax ... in fp32."), held-out figure of round 16; the classifier's, not the topic table's
+INFORMATION_OPEN: dict[str, int] = {"be": 1, "bg": 1}
 
 
 def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
-    # A-AZ were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
+    # A-BD were each scored once held out, then tuned on (RESULTS.md): their figure is not evidence,
     # it keeps a change from losing what they taught
     got = {k: scored[k]["one_candidate"] for k in FLOORS}
     assert all(got[k] >= FLOORS[k] for k in FLOORS), got
-    # the 95% is over A-AZ (485/509 after round 16); with BA-BD (round 16, 40/40) the whole is 525/549: RESULTS.md, round 16
+    # the 95% is over A-BD (525/549 after round 17); with BE-BH (round 17, 38/40) the whole is 563/589: RESULTS.md, round 17
     overall = [k for k in FLOORS if k not in LAST_ROUND]
     one = sum(got[k] for k in overall)
     total = sum(scored[k]["questions"] for k in overall)

@@ -977,6 +977,7 @@ def test_round_16_words_keep_their_first_sense():
     ("rebuild cost of the cell list?", "rebuild_cost"),
     ("any missing pairs with a 0.05 nm buffer?", "lost_items"),
     ("are two runs bit-identical with the same seed?", "determinism"),
+    ("hash the output buffer every run and count the distinct hashes", "determinism"),
     ("does it scale linearly with the number of atoms?", "scaling"),
     ("time per step at each system size?", "scaling"),
     ("constraint deviation after SHAKE?", "convergence"),
@@ -1031,6 +1032,9 @@ def test_round_17_vocabulary_names_its_measurement(text, topic):
     ("what's the constraint on the tile size?", "convergence"),
     # the largest difference between two runs is determinism's, not an error's size
     ("what's the maximum difference between the two runs?", "error_size"),
+    # a hash table's keys hashed are no outputs hashed per run
+    ("how many unique hashes of the keys fit the table?", "determinism"),
+    ("hash the keys into the table each probe", "determinism"),
 ])
 def test_round_17_words_do_not_name_a_measurement_in_another_sense(text, topic):
     assert topic not in topics(text), (text, topics(text))
