@@ -240,10 +240,10 @@ class TimingLock:
             try:
                 fcntl.flock(fd, mode | fcntl.LOCK_NB)
             except BlockingIOError:
+                t0 = time.monotonic()  # the wait begins when the GPU is found busy (telling it is part of it)
                 holder = _read_info(fd)
                 held.waited_for = holder
                 self.on_wait(holder)
-                t0 = time.monotonic()
                 fcntl.flock(fd, mode)
                 held.waited_s = time.monotonic() - t0
             held.since = time.time()

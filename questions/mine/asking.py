@@ -165,7 +165,7 @@ def is_interrogative(sentence: str) -> bool:
             return True
         if _REQUEST.match(rest):  # "when you're done could you push the branch?": the request decides
             return False
-    if ((_WH.match(core) and not _WH_CLAUSE.match(core))
+    if ((_WH.match(core) and (not _WH_CLAUSE.match(core) or _HOW_ASKED.match(core) and s.endswith("?")))
             or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core) and (s.endswith("?") or not _HAVE_DO.match(core)))
             or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core)):
         return True
@@ -201,9 +201,14 @@ def is_interrogative(sentence: str) -> bool:
     return measuring and _REPORT_MEASURE.match(core) is not None and _asks_within(core)
 
 
+#: "how the time per step grows when we go from 10k to 1m atoms?": the clause is the question (not
+#: "how the cache works, right?", a tag)
+_HOW_ASKED = rx(r"^how\s+(?:the|our|your|this|that|these|those|its|it|much|many)\b(?![^?]*\b(?:right|correct|yeah|yes|no|true|ok|okay|eh|huh)\s*\?\s*$)")
 #: A setting said before the question: "for the moe scenarios whats ...", "on b8 is the kernel ..."
 _LEADING_SETTING = rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
-                      r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+,?\s+){1,10}?"
+                      r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+,?\s+|"
+                      # "for the stft kernel (1024-pt fft, hop 256, fp32) whats ...": its shapes in parentheses
+                      r"\([^()?]{1,160}\),?\s+){1,10}?"
                       r"(?=(?:what|whats|what's|how|which)\b)")
 #: A setting or a clause before a request that asks: "in the bfs kernel where each thread walks its
 #: list, can you measure branch efficiency", "before you kick off the sweep can you check nvidia-smi"
@@ -272,7 +277,7 @@ _MEASURING = rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|t
                 r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?|contains?|includes?|uses?|has|"
                 r"have|runs?|hits?|lands?)\b")
 #: "... and count the kernels", "... and tell me the number": the action is there to measure
-_AND_MEASURE = rx(r"\b(?:and|then)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|grab|pull|"
+_AND_MEASURE = rx(r"(?:\b(?:and|then)|\s&)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|grab|pull|"
                   r"get|dump|print|paste|collect|"
                   r"check|verify|confirm)\b")
 #: A request that asks for the result to be reported ("... and tell me the number", "... so we know where

@@ -129,6 +129,9 @@ _LEADING_BETTER = rx(r"^(?:would\s+(?:a|an|the|using|switching|moving|fusing)\b[
                      r"(?:cheaper|faster|better|simpler|quicker|more efficient|the way to go|good enough|"
                      r"beat|beats|outperform\w*|win)\b|[^.?!]{0,120}\b(?:made|meant|designed|built)\s+for\b|"
                      r"[^?]{0,80}\bbecause\b|"
+                     # "isn't the scan limited by the serial carry ...?", "isn't the nan coming from the log of zero?"
+                     r"[^?]{0,80}\b(?:limited|bound|bottlenecked|dominated|capped|caused|explained)\s+by\b|"
+                     r"[^?]{0,80}\b(?:coming|comes|came)\s+from\b|[^?]{0,80}\bdue\s+to\b|"
                      # "shouldn't the cold rows be loaded with an evict-first hint ...?": a technique (not "be tested with")
                      r"[^?]{0,80}\b(?:be|get)\s+(?!(?:tested|checked|measured|timed|profiled|verified|validated|benchmarked|compared)\b)"
                      r"[a-z]+ed\s+(?:with|using|via|through|into|as)\b|[^?]{0,140}\b(?:instead of|rather than)\b|[^?]{0,140}\bmake\s+(?:it|this|that|them|the\s+[\w-]+)\s+(?:much\s+|more\s+|a\s+lot\s+)?"
@@ -188,7 +191,7 @@ _RHETORICAL = rx(r"^(?:did you know|do you know that|you know|remember|recall|is
                  r"don't|didn't|wouldn't|isnt|arent|doesnt|dont)\b")
 #: A sentence that quotes the agent's own claim back to it: not information the agent did not have.
 _QUOTES_AGENT = rx(r"^(?:you'?re|you\s+are|ur)\s+(?:saying|claiming|telling\s+me)\b|^(?:you|u)\s+(?:keep\s+(?:saying|claiming|calling)|said|say|claim|claimed|quote|quoted|are quoting|'re quoting|re quoting|"
-                   r"mentioned|report|reported|wrote|measured|got|found|called)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
+                   r"mentioned|report|reported|wrote|measured|got|found|called|concluded|stated|asserted|assumed|insisted|decided|argued)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
 #: what is asked after an action: "... and tell me the register count"

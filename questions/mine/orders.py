@@ -99,25 +99,25 @@ _ORDER_SETTING = rx(r"^(?:[^,?]{3,120},\s+(?=(?:please|pls|plz)\s+\w+\s+\w)|"
                     r"(?:for|on|in|at|across)\s+(?:(?!(?:we|i|you|u|they|he|she|it)\b)[\w.%/=-]+\s+){1,6}?"
                     r"(?=(?:show|list|print|report|check|verify|confirm|measure|time|profile|dump|diff|count|"
                     r"compare|pull|grab|get|compute|run|rerun)\b))")
-_THEN_REPORT = rx(r"\b(?:and|then|,)\s+(?:report(?!\s+(?:back\s+)?(?:when|once|after|if|to)\b)|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|chart|graph|tabulate|"
+_THEN_REPORT = rx(r"(?:\b(?:and|then|,)|\s&)\s+(?:(?:at|after|for|on)\s+(?:every|each)\s+[\w-]+\s+(?=report\b))?(?:report(?!\s+(?:back\s+)?(?:when|once|after|if|to)\b)|tell|list|print|paste|post|show|give|look\s+(?:at|for)|plot|chart|graph|tabulate|"
                   r"make\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:table|plot|chart|graph)\b(?!\s+(?:of\s+contents|component|view|widget))|"
                   r"share\s+(?:it|them|the\s+(?:numbers?|results?|plot|chart|table))\s*[.!]*$|send(?:\s+(?:me|us))?(?=\s+(?:the|it|them|over))|"
                   # a metric pulled, not a branch ("... and pull l1tex__...", not "... and pull the latest")
                   r"(?:pull|grab|extract|collect)(?=\s+(?:the\s+)?(?:[\w.]*__\w|numbers?\b|metrics?\b|counters?\b|stats\b|"
                   r"values?\b|sections?\b))|"
                   r"put\s+it\s+next\s+to)\b")
-_THEN_MEASURE = rx(r"\b(?:and|then|to|,)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash|bench\w*|profile)\b|"
+_THEN_MEASURE = rx(r"(?:\b(?:and|then|to|,)|\s&)\s+(?:diff|compare|confirm|verify|check|count|time|measure|hash|bench\w*|profile)\b|"
                    r"\bnext\s+to\s+(?:ours|yours|mine|it|the\s+(?:seed|baseline|reference|old|new))\b|"
                    # "... and tell me the dominant one" (not "... and tell me when it's done")
                    r"\b(?:and|then|,)\s+(?:tell|let)\s+(?:me|us)\s+(?:know\s+)?(?!when\b|once\b|if\s+it\s+(?:finishes|fails)\b)\w|"
-                   r"\b(?:vs\.?|versus)\s+\w|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
+                   r"\b(?:vs\.?|versus)\s+\w|\bcompared\s+(?:to|with|against)\s+\w|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b|"
                    r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"
                    r"\b(?:and|then|,)\s+see\s+what\s+(?:comes\s+out|happens|breaks|it\s+(?:does|gives|returns))\b|"
                    r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
 #: the last step of an order, a value reported ("..., and report peak allocated memory")
-_REPORT_TAIL = rx(r"(?:,\s*|\s)(?:and\s+|then\s+)+(?:report|print|paste|post|give\s+(?:me|us)|tell\s+(?:me|us)|show\s+(?:me|us))\s+"
+_REPORT_TAIL = rx(r"(?:,\s*|\s)(?:and\s+|then\s+|&\s+)+(?:report|print|paste|post|give\s+(?:me|us)|tell\s+(?:me|us)|show\s+(?:me|us))\s+"
                   r"(?!(?:back|to|when|once|it\s+to|them\s+to)\b)([^.;]{3,}?)[.!]*$")
 _ARTIFACT_ONLY = rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
@@ -132,6 +132,9 @@ CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|i
 #: ... except a report posted back to the steerer and a measuring tool used ("... and post
 #: min/median/max", "..., use the sanitizer"): not changes
 _NOT_A_CHANGE = rx(r"(?:(?<=load and )|(?<=loads and )|(?<=load & ))stores?\b|"  # "every global load and store"
+                   # "push 60 s of noise thru ur stft": data through the kernel (not "push the fix thru review")
+                   r"\bpush\s+[^,;&]{1,60}?\s+(?:through|thru)\s+(?:ur|your|our|the|it|this|that|them)\b(?!\s+(?:review|ci|pipeline|"
+                   r"queue|branch|repo|release)\b)|"
                    r"\bpost\s+(?:it|them)(?:\s+(?:here|back|next\s+to\s+[^.;]{1,40}))?\s*[.!]*$|"
                    r"\bmake\s+(?:a\s+|the\s+)?(?:quick\s+)?(?:(?:table|plot|chart|graph)\s*(?:[.!]*$|(?=,|\s+(?:and|with|of(?!\s+contents)|"
                    r"from|for\s+(?:each|every|all)|per)\b))|histogram\s+of(?!\s+contents))|"

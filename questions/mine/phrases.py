@@ -22,7 +22,10 @@ def strip_filler(s: str) -> str:
 MEASURABLE = rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|error|err|diff|spread|variance|stdev|std|time|timing|"
                 r"latency|throughput|bandwidth|occupancy|count|sizes?|mix|ncu|nsys|profile|hit|conflicts?|spills?|"
                 r"registers?|regs|tflop/?s|gb/s|tb/s|values?|speedup|geomean|cycles|stalls?|sass|ptx|measurements?|"
-                r"min|max|median|mean|achieved|peak|roofline|x?ptxas|sectors?|counters?|curve|sol|sections?|t?ok(?:en)?s/s|p\d{2}|utili[sz]ation|efficiency|percent(?:age)?)\b")
+                r"min|max|median|mean|achieved|peak|roofline|x?ptxas|sectors?|counters?|curve|sol|sections?|t?ok(?:en)?s/s|p\d{2}|utili[sz]ation|efficiency|percent(?:age)?|"
+                # "rebuild cost?", "the duration of each", "the largest elementwise gap", "snr in db"
+                r"costs?|durations?|(?:largest|biggest|max(?:imum)?|elementwise|relative|abs(?:olute)?|perf(?:ormance)?)\s+gaps?|snr|"
+                r"signal[- ]to[- ]noise)\b")
 #: A word of content (three letters or more)
 CONTENT = re.compile(r"[a-z]{3,}")
 

@@ -98,6 +98,7 @@ def test_shared_holds_share_and_an_exclusive_one_waits_for_them():
         pass
     child.wait()
     assert waits and timed.waited_s > 0 and timed.waited_s >= left_of_hold(child, asked)
+    assert timed.since >= child.held_until_wall  # nothing held while the shared holder still held
 
 
 def test_a_timing_holder_is_seen_and_a_free_lock_is_not():
@@ -196,6 +197,7 @@ def test_the_verdict_holds_the_lock_for_its_scenarios_and_records_each_ones_gpu_
         assert r.gpu["uuid"] == fake.uuids[2] and r.gpu["index"] == 2 and r.gpu["lock"] == "exclusive"
     assert first.gpu["held"][1] - first.gpu["held"][0] >= 0.05 and first.gpu["held"][1] <= second.gpu["held"][0]
     assert first.gpu["waited_s"] > 0 and first.gpu["waited_s"] >= left_of_hold(child, asked)
+    assert first.gpu["held"][0] >= child.held_until_wall  # the first scenario ran after the other's hold
     assert "scenario of another evaluation" in first.gpu["waited_for"]
     assert "waited_s" not in second.gpu  # the wait is told once, on the scenario that came after it
     assert [e["event"] for e in events] == ["gpu_wait", "gpu_lock"]
@@ -230,6 +232,7 @@ def test_a_wait_before_the_first_scenario_is_told_on_that_scenario():
                 pass
     assert [e["event"] for e in events] == ["gpu_wait", "gpu_lock"]
     assert first.gpu["waited_s"] > 0 and first.gpu["waited_s"] >= left_of_hold(child, asked)
+    assert first.gpu["held"][0] >= child.held_until_wall
     assert "another session's timing" in first.gpu["waited_for"]
     assert "waited_s" not in second.gpu and second.gpu["lock"] == "exclusive" and second.gpu["index"] == 3
 

@@ -743,18 +743,48 @@ NOT_QUESTIONS_ROUND16 = [
 ]
 
 
-#: rounds 9-16: what each message must be read as ("not question": anything but a question)
+# Round 17, the classifier (tuned on BE-BH's lost askings and proposed information; our own wordings,
+# other kernels than the writers') ...
+MEASUREMENT_ORDERS_ROUND17 = [
+    "run the decoder for 10k frames & report the p99 frame time",
+    "time the fused softmax on 4k rows & tell me the GB/s",
+    "feed a step input into the IIR filter and report the settling index, compared to scipy.signal.lfilter",
+    "pass a chirp thru ur resampler & report the aliasing SNR against scipy",
+    "run the grouped gemm on both paths and report the largest elementwise gap between the outputs",
+    "run the two layernorm kernels separately and report the duration of each",
+    "run the solver and at every iteration report the residual norm",
+    "for the batched LU solve (n=32, fp64, 10k matrices, partial pivoting, cuSOLVER getrf as the baseline) whats the worst backward error over the whole batch?",
+    "How the runtime of our decoupled look-back scan (int32, one pass, 4 items per thread) grows when we go from 1M to 100M elements, compared with CUB on the same sizes?",
+    "Setup cost?",
+    "You concluded the kernel is memory bound — what does ncu report for DRAM throughput?",
+]
+FACTS_AND_TECHNIQUES_ROUND17 = [
+    "Isn't the scan limited by the serial carry between blocks, so that a decoupled look-back would help?",
+    "Isn't the slowdown coming from the atomics on the histogram bins? Use per-warp private histograms.",
+    "isn't the NaN caused by the log of zero probabilities?",
+    "Isn't the mismatch coming from the reduction order? Do the sum and the max in fp32.",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND17 = [
+    "push the branch & report back when done", "push the fix thru review and merge it", "push the release through CI",
+    "bridge the gap pls", "how the kernel works, right?", "at every step report to the team channel",
+    "feed the new config into the scheduler and report back when done", "run the tests & commit",
+    "You concluded it was memory bound, but it's compute bound.",
+]
+
+
+#: rounds 9-17: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
                   + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
                   + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15
-                  + MEASUREMENT_ORDERS_ROUND16]
+                  + MEASUREMENT_ORDERS_ROUND16 + MEASUREMENT_ORDERS_ROUND17]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
                    + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
                    + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15
-                   + FACTS_AND_TECHNIQUES_ROUND16]
+                   + FACTS_AND_TECHNIQUES_ROUND16 + FACTS_AND_TECHNIQUES_ROUND17]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
                    + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14
-                   + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16])
+                   + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16 + NOT_QUESTIONS_ROUND17])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
