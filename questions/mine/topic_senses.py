@@ -265,6 +265,9 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"[‖|]{1,2}b ?[−-] ?ax\S*?[‖|]{1,2}\S*? ?/ ?\([^)]*\)", " backward error "),
     (r"\b(?:white|pink|brown|gaussian) noise\b", "random-valued signal"),
     (r"\bsignal[- ]to[- ]noise(?: ratio)?\b", "snr"),
+    # the same inputs beside the same harness or settings are a fair comparison's conditions, not outputs compared
+    (r"\bsame (inputs?|data|shapes?)((?:,| and|, and) )same (?=(?:timing |bench\w* )?(?:harness|settings|flags|clocks|config\w*|machine|gpu))",
+     r"matched \1\2matched "),
     # a scheduler acting at block boundaries acts between thread blocks: no edge of a signal's blocks
     (r"\b((?:schedul|preempt|switch|interleav)\w*(?: \w+){0,2}) at block boundaries\b", r"\1 between thread blocks"),
     (r"\b((?:99|99\.9|95|90)th) percentile\b", r"\1 %ile"),
@@ -452,9 +455,9 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     # an error taken at several lengths is the error's growth, not a time's curve
     ("scaling", frozenset({"error_growth"}), None),
     # round 17: the capacity factor named beside the tokens dropped is the drop's setting, not load skew; a library
-    # named beside a launch count is whose kernels are counted
+    # named beside a launch count is whose kernels are counted, beside determinism the code whose runs are compared
     ("load_skew", frozenset({"lost_items"}), None),
-    ("vendor_baseline", frozenset({"launch_count"}), None),
+    ("vendor_baseline", frozenset({"launch_count", "determinism"}), None),
     # the norm of QᵀQ − I, the growth of U's entries, pivots that differ, an energy that drifts: each is the error asked;
     # a constraint's deviation is its solver's residual (convergence); the empty case checked is what is asked; a
     # rebuild timed separately is the rebuild's cost

@@ -1128,12 +1128,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"wrap\w* (?:around )?(?:for|at|on|with|past|beyond) (?:huge|large|big|giant|very large|massive) (?:inputs?|sizes?|tensors?|n|arrays?)", r"(?:more than|over|above|past|beyond|exceed\w*) (?:\d+ ?)?(?:gb|gib) (?:tensors?|inputs?|buffers?|allocations?)")),
     # -- against what
     # round 12: serving and sparse/dense solver libraries
-    ("vendor_baseline", (  # round 17: CPU signal and math libraries as the baseline (Intel IPP, MKL, FFTW)
+    ("vendor_baseline", (  # round 17: CPU signal and math libraries as the baseline (Intel IPP, MKL, FFTW), the
+        # frameworks of MoE training and MD; the performance of both (ours and theirs) measured
         r"(?:intel )?ipp(?:s\w*)?",
         r"(?:intel )?mkl",
         r"fftw\w*",
         r"deepep",
         r"megatron(?:-lm)?",
+        r"(?:measured |actual )?(?:performance|speed|throughput) of both(?! (?:kernels|versions|variants|paths|branches|configs))",
         r"gromacs",
         r"gmx",
         r"openmm",

@@ -947,6 +947,7 @@ def test_round_16_words_keep_their_first_sense():
     ("share of the callback spent on host↔device copies?", "transfers"),
     ("how does it compare with Intel IPP on the same filter?", "vendor_baseline"),
     ("vs FFTW on one core?", "vendor_baseline"),
+    ("was the comparison fair, with the measured performance of both?", "vendor_baseline"),
     ("how many kernels are we launching per buffer?", "launch_count"),
     # mixture of experts: load per expert, dropped tokens, empty experts, the all-to-all's bandwidth and its exposure,
     # the whole step, the gradients against another framework, the permutation's time
@@ -1032,6 +1033,10 @@ def test_round_17_vocabulary_names_its_measurement(text, topic):
     ("what's the constraint on the tile size?", "convergence"),
     # the largest difference between two runs is determinism's, not an error's size
     ("what's the maximum difference between the two runs?", "error_size"),
+    # the performance of both our variants is no library compared against
+    ("speed of both kernels on the same input?", "vendor_baseline"),
+    # the same inputs and the same harness of a comparison are its fairness, not outputs compared for equality
+    ("side by side vs cuBLAS, same inputs, same timing harness?", "determinism"),
     # a hash table's keys hashed are no outputs hashed per run
     ("how many unique hashes of the keys fit the table?", "determinism"),
     ("hash the keys into the table each probe", "determinism"),
@@ -1048,3 +1053,4 @@ def test_round_17_words_keep_their_first_sense():
     assert "clocks" in topics("are the clocks locked during the run?")
     assert "divergence" in topics("are the warps diverging at the boundary branch?")
     assert "determinism" in topics("bit-identical outputs across runs?")
+    assert "determinism" in topics("same inputs, identical outputs on every run?")
