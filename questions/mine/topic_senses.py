@@ -285,6 +285,17 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\b(?:max(?:imum)?|largest|biggest|worst) (?:\w+ )?difference (?:in \w+ )?between (?:the )?(?:two|2|both) (?:runs|trajectories|executions|launches)\b",
      "bits differ across runs"),
     (r"\bresidual (?=look\w* (?:small|fine|tiny|ok|okay|good))", "error "),
+    # round 18: reads that diverge from the reference genome are mutated, no warp diverging; a genomics or analysis
+    # pipeline is a program run, no software pipelining; a least-squares regression is a fit, no slowdown; a
+    # finite-difference pricing engine is a PDE engine, no derivative checked; a minimizer set's overlap is agreement
+    (r"\b(?:\d+(?:[–-]\d+)?% |highly |high[- ]|very |more |most )diverg\w*(?= (?:reads?|sets?|sequences?|pairs?|with|data))", "mutated"),
+    (r"\b\d+%-divergence\b", "mutated"),
+    (r"\bdivergent (?=reads?|sequences?|pairs?|genomes?)", "mutated "),
+    (r"\b(?:both|two|the|your|our|each) pipelines?(?= on| from| under| with| start| end|,)", "the programs"),
+    (r"\b(?:lsm|least[- ]squares|longstaff[- ]schwartz|linear|polynomial) regression\b", "least-squares fit"),
+    (r"\bregression (matrix|basis|coefficients|step|problem)\b", r"least-squares \1"),
+    (r"\bfinite[- ]difference (engine|pde|solver|grid|scheme|method|lattice)\b", r"pde \1"),
+    (r"\bminimi[sz]ers? overlap\b", "minimizer agreement"),
 )
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
@@ -468,6 +479,15 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("phase_cost", frozenset({"rebuild_cost"}), None),
     # microseconds asked of a named phase or of the communication left exposed are that time's unit
     ("absolute_time", frozenset({"phase_cost", "overlap", "rebuild_cost"}), None),
+    # round 18: a gap in standard errors is what is asked, not the standard error or the gap alone; a path compared
+    # is asked beside its score; the same outputs of a reference aligner are its agreement, not runs' bits
+    ("standard_error", frozenset({"error_in_sigmas"}), None),
+    # round 18: an error's decay measured over a few path counts is its convergence, not the kernel's scaling
+    ("scaling", frozenset({"convergence"}), None),
+
+    ("error_size", frozenset({"error_in_sigmas", "score_agreement", "cigar_agreement", "seed_agreement"}), None),
+    ("score_agreement", frozenset({"cigar_agreement"}), None),
+    ("determinism", frozenset({"score_agreement", "cigar_agreement", "seed_agreement"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

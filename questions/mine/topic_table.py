@@ -274,6 +274,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # kernel's win: one number, the gain the user sees; where the time outside the kernel goes (gaps,
     # launches) is launch_overhead's
     ("end_to_end", (  # round 17: a training step's or iteration's whole time
+        # round 18: a pipeline's whole run, from the input file to the finished output
+        r"start to finish", r"(?:from )?launch to (?:the )?finished (?:output|file)\w*",
+        r"end-to-end wall time", r"(?:full|whole) run take",
         r"step time\?", r"(?:per|training|iteration)[- ]step time",
         r"(?:wall[- ]clock |mean |avg |average )?(?:time|ms|milliseconds|seconds) per (?:training )?(?:iteration|iter)",
         r"per[- ]iter(?:ation)? (?:ms|time|latency)",
@@ -504,7 +507,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"limit (?:of|set by) (?:the )?(?:gpu|hardware|h\d00)", r"hardware or (?:of )?(?:your|the) (?:design|kernel)",
                       r"set by the h\d00", r"how the kernel is built",
                       r"(?:limited|bound|capped|set) by the (?:hardware|gpu|chip) or (?:by )?(?:the|your) (?:design|kernel|code)", r"(?:gpu|hardware|chip) or (?:of )?(?:the|your) (?:kernel|code|design)")),
-    ("divergence", (r"diverg\w*", r"branch efficiency", r"different paths", r"divergent branch\w*", r"branch_targets\w*",
+    ("divergence", (
+                    # round 18: lanes active per warp instruction, by the names a profile and a steerer give it
+                    r"warp (?:execution )?efficiency", r"(?:active|busy|idle) (?:lanes|threads) per warp",
+                    r"lanes (?:\w+ ){0,2}(?:busy|active|idle) per warp", r"active[- ]threads[- ]per[- ]warp",
+                    r"diverg\w*", r"branch efficiency", r"different paths", r"divergent branch\w*", r"branch_targets\w*",
                     r"predicated[- ]off", r"inactive (?:threads|lanes)",
                     # round 14: threads executed per warp instruction (ncu's thread utilisation)
                     r"thread[_ ]inst[_ ]executed[_ ]per[_ ]inst[_ ]executed\w*", r"(?<!cpu )(?<!host )thread (?:util\w*|efficiency)",
@@ -537,6 +544,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("streams", (r"(?:multiple|separate|different|two|non-default|default|cuda) streams?", r"stream (?:sync\w*|overlap|concurrency)",
                  r"concurrent (?:kernels|launches|execution)", r"run concurrently")),
     ("transfers", (  # round 17: the host<->device copies as a share of a block's time
+        # round 18: the copies' share, and the inputs moved onto the device, said plainly
+        r"copy time share",
+        r"(?:shov\w*|push\w*|mov\w*|ship\w*|copy\w*|get\w*|load\w*) (?:the )?(?:reads|data|inputs?|sequences) (?:on ?to|over to|to) the (?:gpu|device)",
         r"host ?(?:↔|<->|<>|/) ?device",
         r"(?:transfers?|copies|copy|memcpys?) (?:share|fraction|overhead)",
         r"h2d", r"d2h", r"pcie", r"host[- ]to[- ]device", r"device[- ]to[- ]host", r"pinned memory",
@@ -733,6 +743,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"draft (?:tokens? )?acceptance", r"bonus tokens?")),
     # an iterative solver's convergence: residual norms over iterations, backward error, refinement reaching fp64
     ("convergence", (  # round 17: a constraint solver's residual: how far the constrained lengths are from their targets (LINCS, SHAKE)
+        # round 18: a Monte Carlo error's decay with the path or sample count (the 1/sqrt(n) rate, a log-log slope)
+        r"(?:error|err)s? (?:\w+ ){0,3}(?:against|vs\.?|versus) (?:the )?(?:path count|n|number of (?:paths|samples)|sample count)",
+        r"(?:error|err) (?:go(?:es)? down|shrinks?|falls?|decreas\w*|decays?)(?: \w+){0,4} (?:1 ?/ ?sqrt|as|like|with|when)",
+        r"1 ?/ ?sqrt ?\(? ?n\b\)?", r"inverse[- ]square[- ]root", r"log[- ]log slope", r"fitted (?:\w+ )?slope",
+        r"slope (?:\w+ ){0,6}log", r"log ?\( ?(?:path|sample)s? ?(?:count|number)?\)", r"error at each (?:path |sample )?count", r"convergence order",
         r"constraint (?:deviation|error|residual|violation)s?",
         r"bond[- ]?length (?:error|deviation)s?",
         r"(?:deviation|error)s? of (?:the )?bond lengths?",
@@ -742,7 +757,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"refinement", r"converg\w+", r"(?:stall\w*|stagnat\w*|plateau\w*) at",
                      r"iterations? to converge", r"b ?- ?ax", r"(?:fp64|double|f64)[- ](?:precision )?accuracy")),
     # how an error grows with the conditioning of the problem: condition numbers, kappa, near-singular systems
-    ("conditioning", (r"condition(?:ing)? numbers?", r"cond ?#", r"cond ?\* ?eps", r"cond\.? ?(?:=|~|of|>|<)? ?1e\d+", r"kappa", r"ill[- ]?condition\w*", r"well[- ]?condition\w*",
+    # round 18: a condition number written short ("cond number")
+    ("conditioning", (r"cond(?:ition)?\.? (?:numbers?|no\.?)", r"condition(?:ing)? numbers?", r"cond ?#", r"cond ?\* ?eps", r"cond\.? ?(?:=|~|of|>|<)? ?1e\d+", r"kappa", r"ill[- ]?condition\w*", r"well[- ]?condition\w*",
                       r"near(?:ly)?[- ]singular", r"almost singular", r"cond\(a\)", r"conditioning")),
     # round 17: a factorisation's element growth: the pivot growth factor max|U|/max|A|
     ("pivot_growth", (
@@ -777,6 +793,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 12: error against a higher-precision reference, ulps, cosine similarity, forward error
     ("error_size", (  # round 17: (round 12 read it as convergence's) the berr of LAPACK's drivers
         r"berr",
+        # round 18: a price against a reference pricer's: the difference, the gap, how close to its number
+        r"(?:difference|gap|diff) between (?:the )?(?:\w+ ){0,3}price",
+        r"prices and their differences?",
+        r"how close is (?:\w+ ){0,4}to (?:\w+ ){0,2}(?:numbers?|prices?|values?|references?)",
+        r"(?:actual|real) gap",
           # round 17: the backward error of a solve (normwise, componentwise), an SNR of a reconstruction, its error power
         r"(?:normwise |componentwise |worst[- ]case |max(?:imum)? )?(?:backward|bwd) err(?:or)?s?",
         r"backward[- ]stab\w*",
@@ -854,6 +875,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 16: a backward pass's gradients checked against a reference (autograd, finite differences), each of them
     # (dq, dk, dv; dx, dw): the gradients' error, not the forward output's
     ("grad_check", (  # round 17: gradients said to match or line up, the weight grads against another implementation, derivatives compared
+        # round 18: Greeks checked against bumping: a pathwise or adjoint delta against a bump-and-revalue
+        r"(?:pathwise|pathwse|analytic|likelihood[- ]ratio) (?:delta|vega|gamma|greeks?)",
+        r"(?:delta|vega|gamma|greeks?) (?:\w+ ){0,3}(?:vs\.?|versus|against|match\w*) (?:a |the )?(?:central )?(?:bump\w*|finite|fd|revaluation)",
+        r"bump[- ]and[- ]reval\w*", r"bump(?:ing)? (?:the )?spot", r"(?:finite[- ]difference )?revaluation",
         r"grads? match\w*",
         r"(?:grads?|gradients?) (?:\w+ ){0,2}(?:line up|match|agree)\w* (?:w/|w|with)",
         r"(?:weight|router|expert(?: weight)?) (?:grads?|gradients?)",
@@ -886,8 +911,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"precision")),
     ("masking", (r"causal", r"mask\w*", r"q ?len ?!= ?kv ?len", r"unequal lengths?", r"rectangular")),
     # round 12: inputs scaled to large magnitudes
-    ("nan_inf", (r"(?:scores?|logits?|inputs?|values|activations) (?:never )?(?:exceed|above|over|past) ~?\d", r"scale (?:q|k|the (?:inputs?|scores?|logits?)) up", r"(?:big|large|huge|extreme) (?:logits|scores|qk|dot products?|magnitudes)", 
-                 r"nans?", r"-?inf\b", r"underflow\w*", r"fp16 max", r"denormal\w*", r"(?:non-?)?finite", r"isfinite",
+    ("nan_inf", (r"(?:non-?)?finite(?![- ]diff)", r"(?:scores?|logits?|inputs?|values|activations) (?:never )?(?:exceed|above|over|past) ~?\d", r"scale (?:q|k|the (?:inputs?|scores?|logits?)) up", r"(?:big|large|huge|extreme) (?:logits|scores|qk|dot products?|magnitudes)", 
+                 r"nans?", r"-?inf\b", r"underflow\w*", r"fp16 max", r"denormal\w*", r"isfinite",
                  r"blows? up", r"inf/nan", r"nan/inf", r"isnan", r"isinf", r"stays? finite",
                  # huge magnitudes: what is checked is the same, the output staying finite
                  r"~?\d+e\d+", r"extreme[- ]?(?:magnitude|values?|inputs?|activations?)", r"big values", r"large (?:values|inputs|magnitudes?|logits)",
@@ -907,6 +932,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("determinism", (  # round 17: an output hashed on every run; runs from the same input or seed compared bit
         # for bit, their trajectories
         r"bit[- ]identical",
+        # round 18: a seeded random stream's result the same whatever the launch configuration
+        r"(?:prices?|results?|outputs?|numbers|estimates?|values) (?:\w+ ){0,2}match exactly",
+        r"(?:the )?exact same (?:price|prices|result|results|output|outputs|bits|estimate|value)s?",
+        r"(?:don'?t|doesn'?t|do not|does not|never) depend on the (?:launch config\w*|grid|block size|thread count)",
         r"byte by byte",
         r"(?:exact|exactly the) same (?:traj\w*|trajector\w*|coordinates|positions|outputs?|results?)",
         r"(?:same|identical) (?:input|seed|coordinates)\w*[^.?!\n]{0,40}(?:twice|two times|2 times)",
@@ -964,7 +993,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                           r"overwrite any input", r"write into (?:it|the input)", r"inputs bit-identical",
                           r"still the same after the call", r"clobber\w*", r"mutat\w+ (?:the )?inputs?")),
     # round 12: how much memory, the high-water mark
-    ("workspace_memory", (r"how much (?:gpu |device |extra |more |global |hbm )?(?:mem|memory|vram|hbm)\b(?! (?:bandwidth|traffic|bw|throughput))", r"(?:mem|memory|vram) (?:does|do|will) (?:it|this|that|they|the \w+) (?:use|eat|need|take|consume)", r"high[- ]water(?: mark)?", r"hwm", r"peak (?:device |gpu )?(?:memory|mem|alloc\w*|usage)", r"cudamemgetinfo", r"memory_reserved", r"max_memory_reserved", 
+    # round 18: device memory named as RAM, and memory asked at an input's size ("memory at 100 kb?")
+    ("workspace_memory", (r"(?:gpu|device) ram", r"memory at (?:\d+ ?(?:kb|mb|gb|k|bp|kbp|mbp)|\d+k)\b", r"how much (?:gpu |device |extra |more |global |hbm )?(?:mem|memory|vram|hbm)\b(?! (?:bandwidth|traffic|bw|throughput))", r"(?:mem|memory|vram) (?:does|do|will) (?:it|this|that|they|the \w+) (?:use|eat|need|take|consume)", r"high[- ]water(?: mark)?", r"hwm", r"peak (?:device |gpu )?(?:memory|mem|alloc\w*|usage)", r"cudamemgetinfo", r"memory_reserved", r"max_memory_reserved", 
                           r"workspace", r"allocs?", r"torch\.(?:empty|zeros)", r"extra (?:global |gpu |device )?memory", r"cudamalloc\w*", r"scratch(?: buffers?| space| memory)?",
                           r"peak mem\w*(?: usage| use)?", r"max_memory_allocated", r"memory_allocated", r"(?<!register )allocat\w+",
                           r"(?<!shared )(?<!local )memory (?:footprint|usage|use)", r"temp(?:orar(?:y|ies))? (?:buffers?|allocations?|storage|tensors?)",
@@ -1009,7 +1039,76 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"nanosec\w* per day",
         r"ns per day",
         r"simulated time per (?:wall[- ]clock |wall time |wall )?day",
-        r"measured rate")),
+        r"measured rate",
+        # round 18: a domain's items per second: k-mers, reads, bases, Monte Carlo paths or options priced per second
+        r"(?:m|g|b)?(?:k-?mers?|reads|bases|bp|paths?|pths|options|samples|sims?|simulations|trajector\w*) ?(?:/ ?s(?:ec)?|per ?s(?:ec\w*)?|an? s(?:ec\w*)?)\b",
+        r"(?:m|g|b)?k-?mers? ?/ ?s",
+        r"(?:k-?mer|read|path|option)s? (?:counting |processing |pricing |generation )?(?:rate|speed|throughput)",
+        r"(?:counting|pricing|path[- ]generation|simulation) (?:rate|speed|throughput)",
+        r"how many (?:\w+ )?(?:k-?mers?|reads|bases|paths|pths|options) (?:a|per) s(?:ec\w*)?",
+        r"(?:k-?mers?|reads|bases|paths|options|substrings)(?: \w+){0,2} processed per s(?:ec\w*)?")),
+    # round 18: dynamic programming's cell updates per second (GCUPS): an aligner's own rate, asked apart from its other rates
+    ("cell_updates", (
+        r"[gmt]?cups",
+        r"cell[- ]?(?:upd\w*|updates?)(?: rate| per s\w*)?",
+        r"cells? (?:updated )?(?:/ ?s(?:ec)?|per s(?:ec\w*)?|a s(?:ec\w*)?)\b",
+        r"(?:matrix|dp) cells? (?:by|over|per|/) (?:the )?(?:\w+ )?time",
+        r"(?:number of )?(?:matrix|dp) cells (?:divided|over)")),
+    # round 18: alignment scores against a CPU aligner's (parasail, SSW, ksw2) on the same pairs: how many differ, by how much
+    ("score_agreement", (
+        r"(?:alignment |local |global |sw |dp )?scores? (?:all )?(?:match|matches|agree|agreement|identical|differ\w*|disagree\w*|mismatch\w*)",
+        r"(?:alignment |local |global |sw )?scores? (?:\w+ ){0,6}(?:differ|disagree)\w* (?:from|with)",
+        r"(?:gpu |our |the )?scores and the (?:\w+ )?scores",
+        r"(?:same|identical) (?:numbers|scores) as (?:parasail|ssw|ksw2|the cpu|swipe|edlib|blast)",
+        r"(?:mismatching|differing|disagreeing) (?:values|scores)",
+        r"score (?:agreement|equality|mismatch\w*|diffs?|differences?)",
+        r"how many (?:\w+ ){0,3}(?:disagree|differ)\b")),
+    # round 18: the alignment path itself (the CIGAR, the traceback) against a reference aligner's, apart from the score
+    ("cigar_agreement", (
+        r"cigars?(?: str\w*)?(?: \w+){0,5} (?:identical|match\w*|differ\w*|different|agree\w*|same)",
+        r"(?:identical|matching|different|differing) cigars?",
+        r"(?:compare|compared|diff|check)\w* (?:the )?(?:actual )?cigars?",
+        r"cigar (?:strings?|agreement|equality|diffs?|mismatch\w*)",
+        r"(?:traceback|alignment) (?:output|paths?) (?:\w+ ){0,6}(?:against|vs\.?|versus|differ\w*|compared)",
+        r"(?:alignment|traceback) paths? differ\w*")),
+    # round 18: the seeds or sketches a mapper samples (minimizers, syncmers, k-mer sketches) against a reference tool's set
+    ("seed_agreement", (
+        r"minimi[sz]ers?(?: \w+){0,2} (?:overlap|agree\w*|match\w*|line up|identical|same)",
+        r"minimi[sz]er (?:overlap|agreement|sets?|extraction)",
+        r"(?:sampled )?seeds?(?: \w+){0,4} (?:from )?both",
+        r"(?:mm_sketch|sketch(?:es)?) (?:\w+ ){0,3}(?:match|produces|agree|output)",
+        r"(?:gpu-extracted|extracted) minimi[sz]ers")),
+    # round 18: how often a banded alignment's path reaches the band's edge (where the band may have cut the optimum)
+    ("band_escapes", (
+        r"band (?:escapes?|edges?|boundar\w*|limits?|hits?|overflows?)",
+        r"(?:edge|side|boundary|limit|limits) of the (?:band|diagonal window)",
+        r"(?:touch\w*|reach\w*|hit\w*|smack\w*|runs? into|bump\w* into) (?:the )?(?:band|diagonal window)",
+        r"(?:escapes?|leaves?|leaving|exits?) (?:the )?band",
+        r"(?:band(?:width)?|band width) (?:is )?(?:plenty|enough|wide enough|too narrow)",
+        r"\d+-wide band")),
+    # round 18: a Monte Carlo estimate's own sampling uncertainty (its standard error: the sample sd over sqrt(n), a
+    # confidence interval): neither a timing's spread (noise) nor a distance from a reference (an error's size)
+    ("standard_error", (
+        r"(?:standard|std\.?|sampling|statistical|monte carlo|mc) err(?:or|r)?s?(?! (?:away|from|of the (?:\w+ )?difference))",
+        r"std ?err\w*",
+        r"(?:standard deviation|std(?:dev)?|sd|sigma) (?:divided by|over|/) (?:the )?(?:square root|sqrt)",
+        r"sampling uncertainty", r"(?:estimator|estimate)(?:'s)? (?:\w+ )?(?:uncertainty|variance)",
+        r"confidence intervals?", r"(?:95|99)% (?:ci|interval)", r"error bars?")),
+    # round 18: an estimate's distance from an exact value in units of its standard error (a z-score, "within 3 SE")
+    ("error_in_sigmas", (
+        r"z[- ]?scores?",
+        r"how many (?:standard errors|std errs?|sigmas?|ses?|standard deviations)",
+        r"(?:within|inside|outside) (?:\d+|one|two|three) ?(?:se|ses|sigmas?|standard errors?|std errs?)\b",
+        r"in (?:sigmas|standard errors|units of (?:the )?(?:standard|sampling|statistical|monte carlo) (?:error|uncertainty))",
+        r"(?:difference|gap|error|diff) divided by (?:the |its |(?:the )?\w+'s )?(?:standard error|std err|se)\b",
+        r"in units of (?:the )?(?:sampling|standard|statistical) (?:error|uncertainty)")),
+    # round 18: the cost of an adjoint (reverse-mode, AAD) pass against the forward pass alone
+    ("adjoint_cost", (
+        r"aad (?:cost|overhead|time|ratio)\w*",
+        r"adjoint (?:pass|run|sweep|mode)?\s?(?:\w+ ){0,8}(?:relative to|vs\.?|versus|against|compared|cost|take|multiple|slower|ratio|over)",
+        r"(?:forward[- ]plus[- ]adjoint|forward and adjoint|fwd\+adj)",
+        r"reverse sweep (?:\w+ ){0,3}(?:cost|take|time)\w*",
+        r"(?:cost|time|multiple) of the (?:adjoint|reverse sweep|reverse pass)")),
     ("absolute_time", (r"absolute (?:runtime|time|timings?)", r"raw (?:ms|us|µs|time|times|timings?)",
                        r"how many (?:us|ms|µs|microseconds|milliseconds)", r"forget ratios",
                        r"in (?:microseconds|milliseconds)", r"actual (?:numbers|times|timings) (?:in|not)")),
@@ -1036,6 +1135,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"both masking modes", r"skip\w* (?:the )?(?:fully )?masked tiles", r"early exit",
                      r"causal speedup")),
     ("input_values", (  # round 17: inputs on which a factorisation fails: indefinite, not positive definite, singular; the info it returns
+        # round 18: an option far out of the money, where few paths pay off
+        r"(?:deep|far|really|very) (?:otm|out[- ]of[- ]the[- ]money)(?: (?:strikes?|options?|calls?|puts?))?",
+        r"otm strikes?", r"(?:far |deep )?out[- ]of[- ]the[- ]money (?:strikes?|options?|calls?|puts?)",
         r"(?:symmetric )?indefinite(?: matri\w+| inputs?)?",
         r"not (?:symmetric )?positive[- ]definite",
         r"non-?spd",
@@ -1130,6 +1232,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 12: serving and sparse/dense solver libraries
     ("vendor_baseline", (  # round 17: CPU signal and math libraries as the baseline (Intel IPP, MKL, FFTW), the
         # frameworks of MoE training and MD; the performance of both (ours and theirs) measured
+        # round 18: a genomics suite's and a pricing library's names (Parabricks and its fq2bam, QuantLib)
+        r"parabricks", r"pbrun", r"fq2bam", r"quantlib\w*", r"(?:vs\.?|versus|against) ql",
         r"(?:intel )?ipp(?:s\w*)?",
         r"(?:intel )?mkl",
         r"fftw\w*",
