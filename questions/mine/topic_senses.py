@@ -296,6 +296,13 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\bregression (matrix|basis|coefficients|step|problem)\b", r"least-squares \1"),
     (r"\bfinite[- ]difference (engine|pde|solver|grid|scheme|method|lattice)\b", r"pde \1"),
     (r"\bminimi[sz]ers? overlap\b", "minimizer agreement"),
+    # round 18: HBM traffic is bytes moved (DRAM traffic), not a bandwidth; a library's workspace named as a setting of
+    # the comparison is no memory asked
+    (r"\bhbm traffic\b", "dram traffic"),
+    (r"\b(?:same|(?:with )?its|the library'?s) workspace(?: (?:enabled|on|allowed|setting))?\b(?! (?:size|memory|bytes|use|usage))", "same settings"),
+    # round 18: the same input on the same GPU are a comparison's conditions, not outputs compared for equality
+    (r"\bsame (?:input|inputs|data|dataset|fastq\w*|reads) and (?:on )?the same (?:gpu|card|machine|node|hardware|h\d00)\b", "the same conditions"),
+
 )
 
 #: (topic, cues, blockers): a cue names the topic only in a sentence where no blocker occurs. These
@@ -484,6 +491,13 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("standard_error", frozenset({"error_in_sigmas"}), None),
     # round 18: an error's decay measured over a few path counts is its convergence, not the kernel's scaling
     ("scaling", frozenset({"convergence"}), None),
+    # round 18: an estimate's sample sd over sqrt(n) is its standard error, not a timing's spread; a Greek's standard
+    # error reported beside its check against bumping qualifies the check
+    ("noise", frozenset({"standard_error"}), None),
+    # a K that is not a multiple of the tile depth is the edge asked
+    ("edge_shapes", frozenset({"k_remainder"}), None),
+
+    ("standard_error", frozenset({"grad_check"}), None),
 
     ("error_size", frozenset({"error_in_sigmas", "score_agreement", "cigar_agreement", "seed_agreement"}), None),
     ("score_agreement", frozenset({"cigar_agreement"}), None),

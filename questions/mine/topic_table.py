@@ -246,7 +246,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"sm__inst_executed\w*", r"inst_executed", r"issue active", r"one instruction per cycle",
                     # ncu's SchedulerStats
                     r"schedulerstats", r"issued warps? per scheduler", r"issue[- ]slot\w*")),
-    ("launch_overhead", (r"cuda_gpu_trace", r"gputrace", r"launch (?:overhead|latency|cost|time|gaps?)", r"launch[- ]bound", r"kernel-bound", r"even kernel bound",
+    # round 18: the launch itself and a launcher's cost
+    ("launch_overhead", (r"(?:the )?launch itself", r"launcher (?:\w+ ){0,3}(?:slow|overhead|cost|latency)", r"cuda_gpu_trace", r"gputrace", r"launch (?:overhead|latency|cost|time|gaps?)", r"launch[- ]bound", r"kernel-bound", r"even kernel bound",
                          r"cpu[- ]side", r"host[- ]side", r"gpu time vs", r"(?:kernel|gpu|device) (?:duration|time) (?:in nsys )?vs",
                          r"end[- ]to[- ]end (?:time|latency|timing|per|vs)", r"(?:time|latency|timing) end[- ]to[- ]end", r"(?:cpu|host)[- ]bound", r"wall time (?:per (?:launch|call|iteration)|the evaluator|vs)", r"gaps? between kernels",
                          r"launching and syncing", r"kernel body", r"overhead rather than",
@@ -379,7 +380,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 # the L2 part of ncu's memory workload analysis (the section as a whole is asked for
                 # coalescing warnings too: not this topic)
                 r"l2 (?:section|table|stats|statistics|metrics|counters|numbers|breakdown|chart)", r"lts__\w+")),
-    ("memory_traffic", (r"dram__bytes\w*", r"(?<!local )(?<!lmem )(?:dram|hbm|global[- ]memory|memory) traffic",
+    # round 18: the DRAM bytes asked bare, a profile's read and write totals
+    ("memory_traffic", (r"dram bytes", r"(?:dram|hbm) (?:read and write|read/write|reads? and writes?) (?:totals?|bytes|counts?)", r"dram__bytes\w*", r"(?<!local )(?<!lmem )(?:dram|hbm|global[- ]memory|memory) traffic",
                         r"bytes (?:read|written|loaded|fetched) (?:from|to) (?:dram|hbm|global)", r"redundant (?:loads?|reads?|traffic)",
                         r"read\w* (?:\w+ ){0,2}twice", r"round[- ]trips? (?:through|to) (?:hbm|dram|global)",
                         r"how many (?:bytes|gb|mb) (?:does|do) (?:it|we|the kernel) (?:read|load|move|touch)",
@@ -414,6 +416,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"d2d", r"device[- ]to[- ]device", r"nvbandwidth", r"bandwidthtest", r"achievable (?:peak|bandwidth)",
                       r"measured peak")),
     ("compute_peak", (  # round 17: flops asked with a number sign
+        # round 18: the hardware's theoretical matmul rate
+        r"theoretical (?:matmul|mma|gemm|tensor(?:[- ]core)?|math|flop|compute) (?:rate|peak|throughput|max)",
         r"flops ?#",
         r"tflop/?s", r"tflops", r"gflop/?s", r"% of (?:tensor|compute|dense|math) peak", r"fraction of tensor core peak",
                       r"dense peak", r"math peak", r"mfu", r"flop ?utili[sz]ation", r"sm__throughput", r"compute throughput",
@@ -650,7 +654,17 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"(?:across|over) (?:sequence|seq|context) lengths", r"o\(n\)")),
     # -- is it right
     # round 12: odd head dims, rotary layouts
+    # round 18: a reduction dimension (K) that is not a multiple of the tile's depth: the partial last K block, the K tail
+    ("k_remainder", (
+        r"k (?:remainder|tail|residue|leftover)s?",
+        r"(?:partial|ragged|incomplete|short) (?:last |final )?k[- ]?(?:blocks?|tiles?|iterations?|steps?|slices?)",
+        r"k (?:that'?s|thats|that is|which is|that isn'?t|which isn'?t|not|isn'?t) (?:not )?(?:a )?multiple",
+        r"k (?:not )?divisible by")),
     ("edge_shapes", (  # round 17: the edges of a block where blocks meet (the seams, the joins, the first and last samples of each block); groups tiny and uneven
+        # round 18: sizes said to be odd: weird, awkward, prime or prime-ish widths
+        r"(?:weird|odd|awkward|ugly|irregular|unaligned|non-round) (?:row |hidden |feature |inner )?(?:sizes|shapes|widths|lengths|dims)",
+        r"prime(?:-ish)? (?:sizes?|widths?|dims?|lengths?|numbers?|like)",
+
         r"(?:block|blk|frame|chunk|buffer|tile) (?:boundar\w*|boundries|edges|seams|joins)",
         r"(?:at|near|across|around) the (?:seams|joins|block edges)",
         r"seams?(?:less)?",
@@ -811,7 +825,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"how far (?:the |our )?(?:outputs?|results?|values|activations) (?:deviate|differ|drift)",
         r"(?:largest|max(?:imum)?|worst) (?:per-\w+ |elementwise |element-wise )?(?:deviation|gap|diff(?:erence)?)",
         r"err(?:or)?s? (?:vs\.?|against) (?:the )?(?:bf16|fp16|fp32|fp64|f64|fp8|ref(?:erence)?|torch|double)", r"numerics", r"(?:forward|fwd) err(?:or)?s?", r"cos(?:ine)? sim\w*", r"how accurate", r"(?:stay|stays|remain|remains) accurate", r"(?:fp64|f64|double[- ]precision|fp32|high[- ]precision) (?:\w+ )?ref(?:erence)?s?", r"(?:stats|statistics) (?:on|of) the (?:diff|error|difference)", r"(?:drift|deviat|differ)\w* (?:from|against|vs\.?) (?:an? |the )?(?:fp64|float64|f64|double|fp32|float32)", 
-                    r"max abs", r"(?:max|mean)(?: ?/ ?(?:max|mean))? (?:abs |rel )?diff", r"rel(?:ative)? diff\w*", r"abs(?:olute)? (?:error|diff\w*)", r"\|\s*out\s*-\s*ref\s*\|", r"worst (?:element|deviation|error)",
+                    r"max abs", r"(?:max|mean)(?: ?/ ?(?:max|mean))? (?:abs |rel )?diff", r"rel(?:ative)? diff\w*", r"abs(?:olute)? (?:error|diff\w*)", r"numerical (?:discrepanc\w*|differences?|deviations?|mismatch\w*)",  # round 18: said as a discrepancyr"\|\s*out\s*-\s*ref\s*\|", r"worst (?:element|deviation|error)",
                     r"max(?:imum)? (?:error|diff|difference)", r"mean abs", r"max rel", r"rel(?:ative)? err\w*", r"deviation",
                     r"how far off (?:is|are)(?= (?!we\b))", r"how big is the (?:error|diff|mismatch)", r"exceed\w* (?:atol|rtol|the tol\w*)",
                     r"atol", r"rtol", r"ulps?", r"largest (?:mismatch|error|diff)", r"worst[- ]case (?:diff|error|\|)", r"worst diff",
@@ -1250,7 +1264,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"fa[234]", r"vendor(?: library| lib)?", r"stack up against", r"flashinfer", r"xformers",
                          r"transformer engine", r"liger", r"apex", r"thunderkittens", r"rocblas", r"hipblas", r"onednn", r"mkl",
                          r"(?:library|libraries)(?:'s)? (?:kernel|implementation|version|number)", r"state of the art", r"sota",
-                         r"inductor", r"torch compile", r"upstream (?:kernel|implementation|version|library)", r"pytorch(?:'s)? (?:kernel|implementation|op|eager)", r"eager (?:mode|pytorch|torch)",
+                         r"inductor", r"torch compile",
+                         # round 18: the compiled baseline named short
+                         r"(?:vs\.?|versus|against|over) (?:torch\.)?compile(?:d)?(?: (?:baseline|reference|version|mode))?", r"compiled (?:baseline|reference)",
+ r"upstream (?:kernel|implementation|version|library)", r"pytorch(?:'s)? (?:kernel|implementation|op|eager)", r"eager (?:mode|pytorch|torch)",
                          r"scaled_dot_product_attention", r"(?:torch|pytorch) reference (?:implementation )?(?:time|timing|speed|runtime)", r"scaled dot product attention", r"f\.(?:linear|softmax|layer_norm|rms_norm|gelu|silu|conv\dd|embedding|cross_entropy|scaled_dot_product_attention)",
                          r"(?:library|vendor|framework) (?:baseline|implementation|version|kernel|reference|number)s?", r"cudnn\w*", r"cub(?:::\w+)?",
                          r"thrust", r"triton\.ops", r"quack", r"deepgemm", r"torch\.ops\.\w+", r"torch\.nn\.functional\.\w+",
