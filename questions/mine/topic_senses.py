@@ -494,8 +494,7 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     # round 18: an estimate's sample sd over sqrt(n) is its standard error, not a timing's spread; a Greek's standard
     # error reported beside its check against bumping qualifies the check
     ("noise", frozenset({"standard_error"}), None),
-    # a K that is not a multiple of the tile depth is the edge asked
-    ("edge_shapes", frozenset({"k_remainder"}), None),
+
 
     ("standard_error", frozenset({"grad_check"}), None),
 
