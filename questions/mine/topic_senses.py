@@ -299,6 +299,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     # round 18: HBM traffic is bytes moved (DRAM traffic), not a bandwidth; a library's workspace named as a setting of
     # the comparison is no memory asked
     (r"\bhbm traffic\b", "dram traffic"),
+    # a launch cost compared with an eager op's is the launch cost asked, not the library's speed
+    (r"\b(launch (?:cost|overhead|latency)[^?.;]{0,60}?),? (?:compared (?:with|to)|vs\.?|versus|against) eager (?:pytorch |torch )?[\w.]+(?:\([^)]*\))?", r"\1"),
     (r"\b(?:same|(?:with )?its|the library'?s|heuristics? and) workspace(?: (?:enabled|on|allowed|setting))?\b(?! (?:size|memory|bytes|use|usage))", "same settings"),
     # round 18: the same input on the same GPU are a comparison's conditions, not outputs compared for equality
     (r"\bsame (?:input|inputs|data|dataset|fastq\w*|reads) and (?:on )?the same (?:gpu|card|machine|node|hardware|h\d00)\b", "the same conditions"),
@@ -494,6 +496,7 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     # round 18: an estimate's sample sd over sqrt(n) is its standard error, not a timing's spread; a Greek's standard
     # error reported beside its check against bumping qualifies the check
     ("noise", frozenset({"standard_error"}), None),
+
 
 
 
