@@ -658,7 +658,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("k_remainder", (
         r"k (?:remainder|tail|residue|leftover)s?",
         r"(?:partial|ragged|incomplete|short) (?:last |final )?k[- ]?(?:blocks?|tiles?|iterations?|steps?|slices?)",
-        r"k (?:that'?s|thats|that is|which is|that isn'?t|which isn'?t|not|isn'?t) (?:not )?(?:a )?multiple",
+        r"k (?:that'?s|thats|that is|which is|that isn'?t|which isn'?t|isn'?t) (?:not )?(?:a )?multiple",
         r"k (?:not )?divisible by")),
     ("edge_shapes", (  # round 17: the edges of a block where blocks meet (the seams, the joins, the first and last samples of each block); groups tiny and uneven
         # round 18: sizes said to be odd: weird, awkward, prime or prime-ish widths
@@ -1060,13 +1060,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"(?:m|g|b)?k-?mers? ?/ ?s",
         r"(?:k-?mer|read|path|option)s? (?:counting |processing |pricing |generation )?(?:rate|speed|throughput)",
         r"(?:counting|pricing|path[- ]generation|simulation) (?:rate|speed|throughput)",
-        r"how many (?:\w+ )?(?:k-?mers?|reads|bases|paths|pths|options) (?:a|per) s(?:ec\w*)?",
+        r"how many (?:\w+ )?(?:k-?mers?|reads|bases|paths|pths|options) (?:\w+ ){0,3}(?:a|per) s(?:ec\w*)?",
         r"(?:k-?mers?|reads|bases|paths|options|substrings)(?: \w+){0,2} processed per s(?:ec\w*)?")),
     # round 18: dynamic programming's cell updates per second (GCUPS): an aligner's own rate, asked apart from its other rates
     ("cell_updates", (
         r"[gmt]?cups",
         r"cell[- ]?(?:upd\w*|updates?)(?: rate| per s\w*)?",
-        r"cells? (?:updated )?(?:/ ?s(?:ec)?|per s(?:ec\w*)?|a s(?:ec\w*)?)\b",
+        r"cells? ?(?:updated )?(?:/ ?s(?:ec)?|per s(?:ec\w*)?|a s(?:ec\w*)?)\b",
         r"(?:matrix|dp) cells? (?:by|over|per|/) (?:the )?(?:\w+ )?time",
         r"(?:number of )?(?:matrix|dp) cells (?:divided|over)")),
     # round 18: alignment scores against a CPU aligner's (parasail, SSW, ksw2) on the same pairs: how many differ, by how much
@@ -1094,7 +1094,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"(?:gpu-extracted|extracted) minimi[sz]ers")),
     # round 18: how often a banded alignment's path reaches the band's edge (where the band may have cut the optimum)
     ("band_escapes", (
-        r"band (?:escapes?|edges?|boundar\w*|limits?|hits?|overflows?)",
+        r"band (?:escapes?|overflows?)",
         r"(?:edge|side|boundary|limit|limits) of the (?:band|diagonal window)",
         r"(?:touch\w*|reach\w*|hit\w*|smack\w*|runs? into|bump\w* into) (?:the )?(?:band|diagonal window)",
         r"(?:escapes?|leaves?|leaving|exits?) (?:the )?band",

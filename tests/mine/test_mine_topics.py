@@ -1054,3 +1054,116 @@ def test_round_17_words_keep_their_first_sense():
     assert "divergence" in topics("are the warps diverging at the boundary branch?")
     assert "determinism" in topics("bit-identical outputs across runs?")
     assert "determinism" in topics("same inputs, identical outputs on every run?")
+
+
+# round 18: the measurements of sequence alignment and Monte Carlo pricing, and GPU-kernel words the table lacked,
+# written from the domains (what a bioinformatician, a quant or a kernel writer names), not the planted askings
+@pytest.mark.parametrize("text,topic", [
+    ("what GCUPS does the banded kernel reach?", "cell_updates"),
+    ("cell updates per second vs SSW?", "cell_updates"),
+    ("how many cells/sec on the 1 kb reads?", "cell_updates"),
+    ("reads per second through the mapper?", "work_rate"),
+    ("Mkmers/s on the hash table?", "work_rate"),
+    ("how many paths per second does the pricer generate?", "work_rate"),
+    ("options/sec on the batch of 10k calls?", "work_rate"),
+    ("do the alignment scores agree with SSW?", "score_agreement"),
+    ("how many local scores differ from the CPU aligner's?", "score_agreement"),
+    ("score equality on every pair?", "score_agreement"),
+    ("are the cigars identical to edlib's?", "cigar_agreement"),
+    ("compare the CIGAR strings against the CPU aligner's", "cigar_agreement"),
+    ("how many traceback paths differ from ksw2?", "cigar_agreement"),
+    ("minimizer agreement with the reference sketch?", "seed_agreement"),
+    ("do your minimizers match the CPU tool's?", "seed_agreement"),
+    ("how often does the alignment hit the band edge?", "band_escapes"),
+    ("fraction of paths touching the band boundary?", "band_escapes"),
+    ("is a 64-wide band wide enough?", "band_escapes"),
+    ("standard error of the price at 1M paths?", "standard_error"),
+    ("what's the MC error on the swaption?", "standard_error"),
+    ("95% confidence interval for the estimate?", "standard_error"),
+    ("sample std divided by sqrt(n)?", "standard_error"),
+    ("z-score against the analytic price?", "error_in_sigmas"),
+    ("how many sigmas is the MC price from the closed form?", "error_in_sigmas"),
+    ("within 2 SE of Black-Scholes?", "error_in_sigmas"),
+    ("the gap divided by its standard error?", "error_in_sigmas"),
+    ("does the error fall like 1/sqrt(n)?", "convergence"),
+    ("log-log slope of the error against the path count?", "convergence"),
+    ("AAD overhead vs one pricing?", "adjoint_cost"),
+    ("how long does the adjoint sweep take relative to the forward pass?", "adjoint_cost"),
+    ("pathwise vega against a bump-and-revalue?", "grad_check"),
+    ("delta vs a central bump, same random numbers?", "grad_check"),
+    ("cond number of the least-squares basis?", "conditioning"),
+    ("deep OTM puts priced right?", "input_values"),
+    ("far out-of-the-money strikes: relative error?", "input_values"),
+    ("how many paths do you get per second vs QuantLib?", "work_rate"),
+    ("vs Parabricks on the same FASTQ?", "vendor_baseline"),
+    ("start to finish, how long does the whole alignment run take?", "end_to_end"),
+    ("same seed, exact same price with a different grid?", "determinism"),
+    ("memory at 1 mb reads?", "workspace_memory"),
+    ("how much GPU RAM does the traceback take?", "workspace_memory"),
+    ("warp efficiency on the unsorted batch?", "divergence"),
+    ("how many lanes are active per warp?", "divergence"),
+    ("copy time share of the run?", "transfers"),
+    ("how long does moving the reads onto the GPU take?", "transfers"),
+    ("DRAM bytes per call?", "memory_traffic"),
+    ("DRAM read and write totals against the minimum?", "memory_traffic"),
+    ("how much does the launch itself cost at batch 1?", "launch_overhead"),
+    ("is the launcher slow for small shapes?", "launch_overhead"),
+    ("vs compile?", "vendor_baseline"),
+    ("against the compiled baseline?", "vendor_baseline"),
+    ("what fraction of the theoretical matmul rate?", "compute_peak"),
+    ("numerical discrepancy against the fp64 reference?", "error_size"),
+    ("is the K remainder handled?", "k_remainder"),
+    ("a K that isn't a multiple of the tile depth, correct?", "k_remainder"),
+    ("partial last K block right?", "k_remainder"),
+    ("weird sizes like 4099 still correct?", "edge_shapes"),
+    ("prime widths like 5003?", "edge_shapes"),
+])
+def test_round_18_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # a timing's error bars and a sample rate are no estimator's standard error or domain rate
+    ("error bars on the timing across reps?", "standard_error"),
+    ("throughput in samples/sec at each batch?", "work_rate"),
+    # cells of a grid or a table per second are no DP cells unless updated or per second
+    ("how many cells does the table have?", "cell_updates"),
+    # scores of a top-k compared, or results that differ, are no alignment scores
+    ("how many output entries differ from torch.topk?", "score_agreement"),
+    ("how many pivots differ from dgetrf's?", "score_agreement"),
+    # reads diverging from the reference are mutated, no warp diverging
+    ("on the 20% divergence reads, how often does it fail?", "divergence"),
+    ("for highly divergent reads, what's the error?", "divergence"),
+    # a genomics pipeline is a program run, no software pipelining
+    ("run both pipelines on the same input and time them", "overlap"),
+    # a least-squares regression is a fit, no slowdown
+    ("the LSM regression's basis: is it well posed?", "regression"),
+    # a finite-difference engine is a PDE pricer, no finiteness and no gradient checked
+    ("priced with the finite-difference engine as the reference", "nan_inf"),
+    ("priced with the finite-difference engine as the reference", "grad_check"),
+    # HBM traffic is bytes moved, no achieved bandwidth
+    ("how much HBM traffic per call?", "bandwidth_achieved"),
+    # a library's workspace named as a setting is no memory asked
+    ("vs cuBLASLt with the same workspace?", "workspace_memory"),
+    # the band of a filter or a frequency band is no alignment band's edge
+    ("what's the band edge of the low-pass filter?", "band_escapes"),
+    # a K of top-k is no GEMM's K remainder
+    ("top-k with k not a multiple of 32?", "k_remainder"),
+    # the launch cost compared with eager's is the launch cost, not the library
+    ("how much of it is launch cost, compared with eager F.gelu(x)?", "vendor_baseline"),
+    # a delta of two timings is no Greek
+    ("delta vs the previous run?", "grad_check"),
+])
+def test_round_18_words_do_not_name_a_measurement_in_another_sense(text, topic):
+    assert topic not in topics(text), (text, topics(text))
+
+
+def test_round_18_words_keep_their_first_sense():
+    assert "noise" in topics("what's the stddev across 10 runs?")
+    assert "divergence" in topics("are the warps diverging on the branch?")
+    assert "overlap" in topics("is the software pipeline hiding the loads?")
+    assert "regression" in topics("did any scenario regress vs the last version?")
+    assert "bandwidth_achieved" in topics("what % of HBM peak are u hitting?")
+    assert "workspace_memory" in topics("how much workspace does cuBLASLt need?")
+    assert "vendor_baseline" in topics("how does it compare to cuBLAS?")
+    assert "edge_shapes" in topics("odd sizes like 1023 pass?")
