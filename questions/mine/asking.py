@@ -133,6 +133,17 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(spans)
 
 
+def interrogative_flags(sents: list[str]) -> list[bool]:
+    """Whether each sentence of a message asks (`is_interrogative`), and the other half of a question
+    split off after it ("have you looked at the metric before and after, or is that inferred from the
+    runtime?"; alone, "or is my folder choice the problem?" offers a cause)."""
+    flags = [is_interrogative(s) for s in sents]
+    for i in range(1, len(sents)):
+        if flags[i - 1] and not flags[i] and _OTHER_HALF.match(strip_filler(sents[i].lower())) and sents[i].rstrip().endswith("?"):
+            flags[i] = True
+    return flags
+
+
 def sentences(text: str) -> list[str]:
     """The sentences of a message (also split at '..', ': ' and line breaks, as people type)."""
     return [text[a:b] for a, b in sentence_spans(text)]
@@ -183,6 +194,8 @@ def is_interrogative(sentence: str) -> bool:
             return True
     if len(core.split()) <= 12 and _OR_JUST.match(core) and not _IMPERATIVE.match(core):
         return True
+    if _TERSE_VS.match(core):
+        return True  # "4097 vs 4096?", "fp8 vs bf16?"
     if _TERSE_OK.match(core):
         return True  # "odd seqlens ok?", "big tensors fine?" (not "that ok?", a tag)
     if (s.endswith("?") and (core[:1].isalnum() or core[:1] == "%") and not action and not _STATEMENT_OPEN.match(core)
@@ -209,7 +222,8 @@ _LEADING_SETTING = rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
                       r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+,?\s+|"
                       # "for the stft kernel (1024-pt fft, hop 256, fp32) whats ...": its shapes in parentheses
                       r"\([^()?]{1,160}\),?\s+){1,10}?"
-                      r"(?=(?:what|whats|what's|how|which)\b)")
+                      # "at batch 1 did you measure the launch latency ...?"
+                      r"(?=(?:what|whats|what's|how|which)\b|(?:did|do|does|is|are|was|were|has|have)\s+(?:you|u|we|it|they|the|this|that)\b)")
 #: A setting or a clause before a request that asks: "in the bfs kernel where each thread walks its
 #: list, can you measure branch efficiency", "before you kick off the sweep can you check nvidia-smi"
 _CLAUSE_THEN_ASK = rx(r"^(?:for|on|in|at|across|with|after|before|during|once|when|while|if|since|given)\s+[^?]{3,160}?"
@@ -369,6 +383,10 @@ def question_part(text: str, spans: list[tuple[int, int]], flags: list[bool]) ->
 _TERSE_CHECK = rx(r"^(?:verify|check|confirm)\s+\w+")
 #: "full ci green or just ur one test": a choice between a whole run and a part of it, asked without "?"
 _OR_JUST = rx(r"^(?!(?:i|we|you|u|it|that|this|they)\b)[^?]{2,60}\bor\s+(?:just|only)\s+(?:the\s+|ur\s+|your\s+|a\s+|one\s+)?\w+")
+#: "..., or is that inferred from the runtime?": the second half of a question
+_OTHER_HALF = rx(r"^or\s+(?:is|are|was|were|does|did|do|has|have|can|could|would|will)\s+(?:it|that|this|they|these|those|the|you|u|we)\b")
+#: "4097 vs 4096?": a comparison asked in three words
+_TERSE_VS = rx(r"^[\w.+/-]+\s+(?:vs\.?|versus)\s+[\w.+/-]+\s*\?$")
 #: "odd seqlens ok?": a terse asking whether a case works ("that ok?" is a tag)
 _TERSE_OK = rx(r"^(?!(?:that|this|it|all|everything|we|you|u|i|so|and|ok|okay)\b)(?:[\w.+/-]+\s+){1,3}"
                r"(?:ok|okay|fine|good|handled|covered|safe)\s*\?$")

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from questions.mine.asking import is_interrogative, is_request, prose, question_part, sentence_spans
+from questions.mine.asking import interrogative_flags, is_request, prose, question_part, sentence_spans
 from questions.mine.information import information_markers
 from questions.mine.orders import changes, doubts, measurement_order
 from questions.mine.phrases import ACK, strip_filler
@@ -51,7 +51,7 @@ def classify(text: str, via: str | None = None) -> Classification:
     body = prose(text)
     spans = sentence_spans(body)
     sents = [body[a:b] for a, b in spans]
-    flags = [is_interrogative(s) for s in sents]
+    flags = interrogative_flags(sents)
     if not any(flags) and not any(changes(strip_filler(s.lower())) for s in sents):
         # an order to measure asks when nothing else in the message asks, nor orders a change
         doubted = any(doubts(s) for s in sents)

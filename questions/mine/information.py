@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from questions.mine.asking import asks_value, is_interrogative, is_proposal, is_request, opens_as_question, prose, sentences
+from questions.mine.asking import asks_value, interrogative_flags, is_proposal, is_request, opens_as_question, prose, sentences
 from questions.mine.dispatch import dispatched
 from questions.mine.orders import MEASURE_VERB, TRY_INPUT, changes, checks_run, doubts, measurement_order
 from questions.mine.phrases import ACK, SOLUTION_TERMS, rx, strip_filler
@@ -66,7 +66,11 @@ _SOLUTION = [
     rx(r"^(?:(?:just|then|so|and)\s+)*do\s+(?:it|this|that|the\s+\w+)\s+(?:in|with|using|via)\s+\w+"),
     rx(r"\b(?:have you tried|did you try|have you considered|did you consider|have you thought about|"
        r"did you think about|have you thought of)\b(?!\s+(?:running|rerunning|"
-       r"measuring|profiling|timing|checking|looking|comparing|printing|counting|testing|it again|again))"),
+       r"measuring|profiling|timing|checking|looking|comparing|printing|counting|testing|it again|again))"
+       # "did you try an odd length like 1023": an input tried (not "a larger block size", a setting)
+       r"(?!\s+(?:(?:an?|the|some|any)\s+)?(?!(?:[\w-]+\s+){0,2}(?:block|tile|grid|chunk|warp|cta|cluster|stage|split|vector)s?\b)"
+       r"(?:[\w-]+\s+){0,2}(?:widths?|lengths?|sizes?|shapes?|inputs?|dims?|dimensions?|values?|seq_?lens?|batch(?:es)?|rows?|"
+       r"vocabs?|matri(?:x|ces)|cases?)\b(?:\s+like\b|,|\s+or\b|\s+such\b|\s+e\.?g\b|\s+\d))"),
     rx(r"\b(?:would|could|might|will|can)\s+(?:it|that|this)\s+help\s+(?:to|if)\b"),
     rx(r"\bwhy not\s+(?!(?:more|less|yet|now|faster|slower|higher|lower|better|worse|so|too|as|all|every|"
        r"both|sure|here|there|at all|quite|entirely)\b)[a-z]"),
@@ -119,10 +123,10 @@ _LEADING = rx(r"^(?:isn't|aren't|isnt|arent|wasn't|doesn't|doesnt|don't|dont|wou
               r"register|occupancy|l2|dram|smem|issue)[- ]?(?:bound|limited|starved)|"
                + SOLUTION_TERMS + r")\b")
 # "isn't exp2f cheaper than expf here?": a better way handed over as a question
-_LEADING_BETTER = rx(r"^(?:would\s+(?:a|an|the|using|switching|moving|fusing)\b[^?]{0,100}\b(?:avoid|help|fix|remove|hide|save|cut|reduce|"
+_LEADING_BETTER = rx(r"^(?:(?:would|wouldn't|wouldnt|won't|wont)\s+(?:a|an|the|using|switching|moving|fusing)\b[^?]{0,100}\b(?:avoid|help|fix|remove|hide|save|cut|reduce|"
                      r"speed\s+up)\b)|^(?:isn't|aren't|isnt|arent|wouldn't|wouldnt|won't|wont|doesn't|doesnt|shouldn't|shouldnt|surely)\b(?:[^?]{0,30}\bthe\s+"
                      r"(?:real\s+|actual\s+|right\s+|proper\s+|obvious\s+|whole\s+|only\s+|main\s+)?(?:fix|answer|solution|"
-                     r"problem|issue|cause|culprit|bottleneck|reason)\b|"
+                     r"problem|issue|cause|culprit|bottleneck|reason|bug|mistake)\b|"
                      # "isn't that gap just python overhead ...?", "isn't the masked row thing fixed by ...?"
                      r"[^?]{0,60}\bjust\s+(?!(?:to|as|like|in case|now|checking|asking|wondering|curious)\b)\w|"
                      r"[^?]{0,60}\b(?:fixed|solved|handled|avoided|hidden|covered)\s+by\b|[^.?!]{0,60}\b"
@@ -211,6 +215,8 @@ _DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|wouldn
 #: a build whose flags make the compiler report (registers, spills, line info), not a technique
 _REPORTING_BUILD = rx(r"^(?:(?:please|pls|just|then|now)\s+)*(?:re-?)?(?:compile|build)\b[^.;]{0,60}?"
                       r"(?:-xptxas[ =]-?v\b|--ptxas-options[ =]-?v\b|--resource-usage|-res-usage|-lineinfo|--keep\b|-keep\b)")
+#: a run repeated to count what varies ("launch the split-k kernel 100 times ... and report how many differ")
+_REPEATED = rx(r"\b(?:\d+|a\s+(?:few|hundred|thousand)|several|many|ten|twenty|fifty|hundred)\s+times\b|\brepeatedly\b")
 #: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
 _FIX_VERB = rx(r"^(?:(?:just|then|so|and|instead|maybe|rather)\s+)*(?:allocate|zero|hoist|move|reuse|cache|precompute|fuse|"
                r"inline|unroll|pad|swap|split|merge|drop|remove|replace|switch|use|add|set|make|change|bump|raise|lower|"
@@ -236,7 +242,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
     if sentences_ is None:
         sentences_ = sentences(prose(text))
     if flags is None:
-        flags = [is_interrogative(s) for s in sentences_]
+        flags = interrogative_flags(sentences_)
     cores = [strip_filler(s.lower()) for s in sentences_]
     checked = {i for i in range(len(sentences_) - 1) if not flags[i + 1] and _CHECK_ORDER.match(cores[i + 1])}
     for i, (s, question) in enumerate(zip(sentences_, flags)):
@@ -268,7 +274,8 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         done = _ASKED_AFTER.split(core, 1)[0]
         # ("put the kernel on a roofline chart": the opening verb measures, it hands over no technique;
         # "compile the fp8 mainloop with -Xptxas -v and report ...": a build that reports its resources)
-        opens_measuring = MEASURE_VERB.match(core) is not None or (_REPORTING_BUILD.match(done) is not None and not changes(core))
+        opens_measuring = MEASURE_VERB.match(core) is not None or (_REPORTING_BUILD.match(done) is not None and not changes(core)) \
+            or (done != core and _REPEATED.search(done) is not None and not changes(core))
         if not tried_input and ((_SOLUTION_CORE.match(done) and not opens_measuring) or _SOLUTION_ANY.search(ls)
                                 or (_HELP.search(ls) and _TERM.search(ls))):
             reasons.append("suggests a solution")

@@ -117,7 +117,7 @@ _THEN_MEASURE = rx(r"(?:\b(?:and|then|to|,)|\s&)\s+(?:diff|compare|confirm|verif
                    r"\b(?:and|then|,)\s+see\s+what\s+(?:comes\s+out|happens|breaks|it\s+(?:does|gives|returns))\b|"
                    r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
 #: the last step of an order, a value reported ("..., and report peak allocated memory")
-_REPORT_TAIL = rx(r"(?:,\s*|\s)(?:and\s+|then\s+|&\s+)+(?:report|print|paste|post|give\s+(?:me|us)|tell\s+(?:me|us)|show\s+(?:me|us))\s+"
+_REPORT_TAIL = rx(r"(?:,\s*|\s)(?:and\s+|then\s+|&\s+)+(?:report|print|paste|post|give\s+(?:me|us)|tell\s+(?:me|us)|show\s+(?:me|us))[,:]?\s+"
                   r"(?!(?:back|to|when|once|it\s+to|them\s+to)\b)([^.;]{3,}?)[.!]*$")
 _ARTIFACT_ONLY = rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
@@ -133,6 +133,9 @@ CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|i
 #: min/median/max", "..., use the sanitizer"): not changes
 _NOT_A_CHANGE = rx(r"(?:(?<=load and )|(?<=loads and )|(?<=load & ))stores?\b|"  # "every global load and store"
                    # "push 60 s of noise thru ur stft": data through the kernel (not "push the fix thru review")
+                   r"(?:(?<=read and )|(?<=reads and )|(?<=read & ))writes?\b|"  # "the dram read and write bytes"
+                   # "set CUDA_LAUNCH_BLOCKING=1, rerun ...": a tool made to print or serialise (not "set NUM_WARPS=8")
+                   r"\bset\s+(?:the\s+)?[a-z0-9_]*(?:print|debug|log|logs|verbose|trace|launch_blocking)[a-z0-9_]*\s*=\s*\S+|"
                    r"\bpush\s+[^,;&]{1,60}?\s+(?:through|thru)\s+(?:ur|your|our|the|it|this|that|them)\b(?!\s+(?:review|ci|pipeline|"
                    r"queue|branch|repo|release)\b)|"
                    r"\bpost\s+(?:it|them)(?:\s+(?:here|back|next\s+to\s+[^.;]{1,40}))?\s*[.!]*$|"

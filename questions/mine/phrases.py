@@ -19,7 +19,7 @@ def strip_filler(s: str) -> str:
 
 
 #: What a terse "... pls" can ask the value of (a number, a measurement, a profiler's view)
-MEASURABLE = rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|error|err|diff|spread|variance|stdev|std|time|timing|"
+MEASURABLE = rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|errors?|err|diff|differences?|spread|variance|stdev|std|time|timing|"
                 r"latency|throughput|bandwidth|occupancy|count|sizes?|mix|ncu|nsys|profile|hit|conflicts?|spills?|"
                 r"registers?|regs|tflop/?s|gb/s|tb/s|values?|speedup|geomean|cycles|stalls?|sass|ptx|measurements?|"
                 r"min|max|median|mean|achieved|peak|roofline|x?ptxas|sectors?|counters?|curve|sol|sections?|t?ok(?:en)?s/s|p\d{2}|utili[sz]ation|efficiency|percent(?:age)?|"

@@ -773,18 +773,48 @@ NOT_QUESTIONS_ROUND17 = [
 ]
 
 
-#: rounds 9-17: what each message must be read as ("not question": anything but a question)
+# Round 18, the classifier (tuned on BI-BL's lost askings and proposed information; our own wordings) ...
+MEASUREMENT_ORDERS_ROUND18 = [
+    "You said the tail handling covers any length — did you try an odd length like 1023, or only 1024? What error did it give?",
+    "You said the fused kernel wins at every size — at batch 1 did you measure the Python dispatch and the launch latency, or just the kernel time from the profiler trace?",
+    "Set CUDA_LAUNCH_BLOCKING=1, rerun the scan at 1M elements, and report the time of each kernel.",
+    "Profile one call of the layernorm with ncu, pull the DRAM read and write bytes, and report them against the minimum traffic.",
+    "2048 vs 2047?",
+    "Launch the split-K kernel 100 times on fixed inputs and report how many runs differ bit-for-bit from the first.",
+    "have you looked at the branch efficiency before and after, or is that inferred from the speedup?",
+    "Compute the exact reference for the three test sizes and report, for each, our value, the difference and the relative error.",
+    "Run the sort three ways — radix, bitonic and the library — and report all three with their standard errors.",
+    "Solve the test systems on the GPU and with LAPACK, and report each pair of solutions and their difference.",
+]
+FACTS_AND_TECHNIQUES_ROUND18 = [
+    "Wouldn't a warp-per-row layout cut the shuffle count for short rows a lot?",
+    "Isn't the bug that you read the bias before the barrier, so some warps see stale values?",
+    "Launch the stream-K kernel with 4 splits and report the time.",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND18 = [
+    "did you try a larger block size?", "Set NUM_WARPS=8 and commit it.", "or #172?",
+    "read and write the docs before you start", "report errors to the user in the ui",
+    "Launch the kernel 100 times in a loop and commit the script.", "wouldn't the 2x be noise? I think it's fine",
+    "or is the cache size the problem?",  # (alone: a cause offered, not the other half of a question)
+]
+
+
+#: rounds 9-18: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
                   + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
                   + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15
-                  + MEASUREMENT_ORDERS_ROUND16 + MEASUREMENT_ORDERS_ROUND17]
+                  + MEASUREMENT_ORDERS_ROUND16 + MEASUREMENT_ORDERS_ROUND17
+                  + MEASUREMENT_ORDERS_ROUND18]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
                    + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
                    + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15
-                   + FACTS_AND_TECHNIQUES_ROUND16 + FACTS_AND_TECHNIQUES_ROUND17]
+                   + FACTS_AND_TECHNIQUES_ROUND16 + FACTS_AND_TECHNIQUES_ROUND17
+                   + FACTS_AND_TECHNIQUES_ROUND18]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
                    + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14
-                   + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16 + NOT_QUESTIONS_ROUND17])
+                   + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16 + NOT_QUESTIONS_ROUND17
+                   + NOT_QUESTIONS_ROUND18])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
