@@ -32,11 +32,11 @@ FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i
           "aw": 8, "ax": 10, "ay": 8, "az": 10,
           "ba": 10, "bb": 10, "bc": 10, "bd": 10,
           "be": 10, "bf": 9, "bg": 10, "bh": 10,
-          "bi": 8, "bj": 6, "bk": 10, "bl": 6}
+          "bi": 6, "bj": 6, "bk": 10, "bl": 6}
 #: the sets of the last round tuned on, floored but not yet within the 95% (round 18: BI-BL)
 LAST_ROUND = ("bi", "bj", "bk", "bl")
-#: sets allowed to propose some information while the classifier is corrected on them (round 18: the lead's)
-INFORMATION_OPEN: dict[str, int] = {"bi": 1, "bl": 1}
+#: sets allowed to propose some information while the classifier is corrected on them (none now)
+INFORMATION_OPEN: dict[str, int] = {}
 
 
 def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
@@ -44,7 +44,7 @@ def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
     # it keeps a change from losing what they taught
     got = {k: scored[k]["one_candidate"] for k in FLOORS}
     assert all(got[k] >= FLOORS[k] for k in FLOORS), got
-    # the 95% is over A-BH (564/589 after round 18); with BI-BL (round 18, 30/40) the whole is 594/629: RESULTS.md, round 18
+    # the 95% is over A-BH (564/589 after round 18); with BI-BL (round 18, 28/40) the whole is 592/629: RESULTS.md, round 18
     overall = [k for k in FLOORS if k not in LAST_ROUND]
     one = sum(got[k] for k in overall)
     total = sum(scored[k]["questions"] for k in overall)
