@@ -72,6 +72,9 @@ _SOLUTION = [
        r"(?:[\w-]+\s+){0,2}(?:widths?|lengths?|sizes?|shapes?|inputs?|dims?|dimensions?|values?|seq_?lens?|batch(?:es)?|rows?|"
        r"vocabs?|matri(?:x|ces)|cases?)\b(?:\s+like\b|,|\s+or\b|\s+such\b|\s+e\.?g\b|\s+\d))"),
     rx(r"\b(?:would|could|might|will|can)\s+(?:it|that|this)\s+help\s+(?:to|if)\b"),
+    rx(r"\b(?:have you|did you)\s+(?:considered|thought about|tried)\s+running\s+(?!(?:it|this|that|them|the|your|our|a\s+profile|"
+       r"compute-sanitizer|sanitizer|memcheck|racecheck|ncu|nsys|nsight|tests?|evals?|benchmarks?)\b)(?:an?\s+)?[\w-]+\s+"
+       r"(?:on|before|after|inside|in\s+front\s+of|instead)\b"),
     rx(r"\bwhy not\s+(?!(?:more|less|yet|now|faster|slower|higher|lower|better|worse|so|too|as|all|every|"
        r"both|sure|here|there|at all|quite|entirely)\b)[a-z]"),
     rx(r"\b(?:have you|did you)\s+(?:thought about|thought of|looked into|looked at|considered)\s+(?:using|"
@@ -97,7 +100,7 @@ _SOLUTION = [
        r"reorder|replace|launch|compile|add|remove|drop|make|give(?!\s+(?:me|us)\b)|set|change|turn)\b"
        r"(?!\s+(?:running|rerunning|again|measuring|profiling|timing|it again))"
        r"[^.?!]*?(?:\b" + SOLUTION_TERMS + r"\b|" + _NUM_PARAM + r")"),
-    rx(r"\b(?:what about|how about|what if (?:you|we)|maybe|perhaps|instead|rather|switch(?: over)? to|go with)\b"
+    rx(r"\b(?:what about|how about|what if (?:you|we)|maybe|perhaps|instead|rather(?!\s+than)|switch(?: over)? to|go with)\b"
        r"(?!\s+(?:the\s+|a\s+)?(?:small|smaller|large|larger|big|bigger|tiny|huge|odd|other|edge|empty|short|long)\s+"
        r"(?:grids?|sizes?|shapes?|inputs?|cases?|batch\w*|problems?|matri\w+|rows?|seq\w*)\b)"
        r"[^.?!]{0,40}\b" + SOLUTION_TERMS + r"\b"),
@@ -205,7 +208,7 @@ _CHECK_ORDER = rx(r"^(?:(?:pls|please|then|so|now|just|go)\s+)*(?:redo|rerun|re-
                   r"re-?time|time|check|verify|prove|show)\b")
 #: a cause put as a question: "doesn't the memset cost you a launch?", "could the mismatch be ...?"
 _DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|wouldnt|won't|wont|don't|dont|shouldn't|shouldnt|could|"
-                    r"might|would|did\s+(?:you|u)\s+(?:set|use|try|enable|add|turn\s+on|pin|switch|bump|raise|lower)|"
+                    r"might|would|did\s+(?:you|u)\s+(?:set|use|try(?!\s+(?:it|this|that|them)\s+(?:with|on)\b)|enable|add|turn\s+on|pin|switch|bump|raise|lower)|"
                     r"(?:are|r)\s+(?:you|u)\s+using|have\s+(?:you|u)\s+(?:looked\s+at|considered|tried)|"
                     r"does\s+(?:the|it|this|that)\b[^?]{0,40}\beven\s+need|"
                     r"did\s+(?:you|u)\s+(?:build|compile|target|link)\s+(?:for|with|against)\b[^?]{0,40}\b(?:instead\s+of|and\s+not|not|rather\s+than)|"
@@ -217,6 +220,10 @@ _REPORTING_BUILD = rx(r"^(?:(?:please|pls|just|then|now)\s+)*(?:re-?)?(?:compile
                       r"(?:-xptxas[ =]-?v\b|--ptxas-options[ =]-?v\b|--resource-usage|-res-usage|-lineinfo|--keep\b|-keep\b)")
 #: a run repeated to count what varies ("launch the split-k kernel 100 times ... and report how many differ")
 _REPEATED = rx(r"\b(?:\d+|a\s+(?:few|hundred|thousand)|several|many|ten|twenty|fifty|hundred)\s+times\b|\brepeatedly\b")
+#: how to compare, handed over: "compare with a relative tolerance rather than exact equality", "compare
+#: against an ensemble's spread, not against zero" (not "compare against cuBLAS and report the ratio")
+_COMPARE_ADVICE = rx(r"^(?:(?:so|then|and|just)\s+)*compare\s+(?:with|against|using|to)\s+[^.?!;]{1,60}?(?:,\s*)?\b(?:rather\s+than|instead\s+of|not)\s+"
+                     r"(?:against\s+|with\s+|to\s+)?(?:an?\s+|the\s+)?(?:exact|zero|bitwise|bit-for-bit|equality|identical)\b")
 #: a fix ordered after it ("allocate once and zero it in-kernel", "switch the accumulator to fp32")
 _FIX_VERB = rx(r"^(?:(?:just|then|so|and|instead|maybe|rather)\s+)*(?:allocate|zero|hoist|move|reuse|cache|precompute|fuse|"
                r"inline|unroll|pad|swap|split|merge|drop|remove|replace|switch|use|add|set|make|change|bump|raise|lower|"
@@ -278,6 +285,8 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             or (done != core and _REPEATED.search(done) is not None and not changes(core))
         if not tried_input and ((_SOLUTION_CORE.match(done) and not opens_measuring) or _SOLUTION_ANY.search(ls)
                                 or (_HELP.search(ls) and _TERM.search(ls))):
+            reasons.append("suggests a solution")
+        elif _COMPARE_ADVICE.match(core):
             reasons.append("suggests a solution")
         elif is_proposal(core) and s.rstrip().endswith("?"):
             reasons.append("proposes a plan")

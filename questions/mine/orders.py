@@ -61,6 +61,8 @@ MEASURE_VERB = rx(_ORDER_OPEN + r"((?:re-?)?measure|re-?time|time|(?:re-?)?profi
                   r"(?:compute|calculate|work\s+out|estimate)(?=\s+(?:the\s+|an?\s+)?(?:[\w./-]+\s+){0,3}?(?:achieved\s+|effective\s+|"
                   r"theoretical\s+|ideal\s+|minimum\s+|max(?:imum)?\s+)?" + _QUANTITY + r")|"
                   r"a/b|ab[- ]test|ablate|cross[- ]?check|table(?=\s*:)|tabulate|"
+                  # "instrument the kernel to count the padded blocks ..." (not "instrument the code and commit it")
+                  r"instrument(?=\s+[^,.;]{1,60}?\s+to\s+(?:count|measure|time|record|log|track|find)\b)|"
                   r"break\s+(?:[\w.%-]+\s+){0,3}down)\b")
 #: verbs that look at something: they measure when what they look at is measurable
 _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|print|report|check|verify|confirm|test|paste|grep|"
@@ -110,7 +112,7 @@ _THEN_MEASURE = rx(r"(?:\b(?:and|then|to|,)|\s&)\s+(?:diff|compare|confirm|verif
                    r"\bnext\s+to\s+(?:ours|yours|mine|it|the\s+(?:seed|baseline|reference|old|new))\b|"
                    # "... and tell me the dominant one" (not "... and tell me when it's done")
                    r"\b(?:and|then|,)\s+(?:tell|let)\s+(?:me|us)\s+(?:know\s+)?(?!when\b|once\b|if\s+it\s+(?:finishes|fails)\b)\w|"
-                   r"\b(?:vs\.?|versus)\s+\w|\bcompared\s+(?:to|with|against)\s+\w|\b(?:twice|\d+\s*(?:times|x)|a few times|several times|"
+                   r"\b(?:vs\.?|versus)\s+\w|\bcompared\s+(?:to|with|against)\s+\w|\b(?:twice|(?:\d+|three|five|ten|twenty|fifty|a\s+hundred|hundred)\s*(?:times|x)|a few times|several times|"
                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b|"
                    r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"
@@ -155,6 +157,10 @@ _NOT_A_CHANGE = rx(r"(?:(?<=load and )|(?<=loads and )|(?<=load & ))stores?\b|" 
                    r"profiler|cuobjdump|cuda\s+events|events)\b(?![^.;]*\b(?:and|then)\s+(?:fix|change|update|commit)\b)|"
                    r"\bsend\s+(?:me\s+|us\s+|over\s+)?(?:the\s+)?(?:timeline|trace|numbers?|results?|output|profile|report|table|"
                    r"timings?|values?|counts?|stats|metrics?)\b(?![^.;]*\b(?:to|in|on)\s+(?:the\s+)?(?:team|channel|slack|thread|email|everyone|them)\b)")
+
+
+#: how a quantity moves, reported ("report its drift next to the reference's", "its trend over the run")
+_COURSE = rx(r"\b(?:its|their|the)\s+(?:trend|drift|history|evolution|growth|decay)\b")
 
 
 def changes(sentence: str) -> bool:
@@ -240,7 +246,7 @@ def measurement_order(sentence: str, doubted: bool = False) -> bool:
         # steps that change nothing, then a measurable reported: "reset the peak stats, run one
         # step, and report peak memory next to eager"
         tail = _REPORT_TAIL.search(core)
-        return tail is not None and bool(MEASURABLE.search(tail.group(1)) or topics(tail.group(1)))
+        return tail is not None and bool(MEASURABLE.search(tail.group(1)) or _COURSE.search(tail.group(1)) or topics(tail.group(1)))
     if not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False
     if _THEN_MEASURE.search(core, m.end()) or doubted or m.group(1).startswith("prove"):

@@ -800,21 +800,44 @@ NOT_QUESTIONS_ROUND18 = [
 ]
 
 
-#: rounds 9-18: what each message must be read as ("not question": anything but a question)
+# Round 19, the classifier (tuned on BM-BP's lost askings and proposed information; our own wordings) ...
+MEASUREMENT_ORDERS_ROUND19 = [
+    "Instrument the pooling kernel to count the rows that are all padding and report the wasted share of the total work.",
+    "Run the optimizer step ten times with the same seed and report whether the weights are reproducible to the last bit across runs.",
+    "You said the blocked format wastes little — did you count the padding, or is that from the dense matrices rather than the sparse graphs?",
+    "Compute the kinetic energy every hundred steps of the run and report its drift next to the reference code's.",
+    "did u try it with the real dataset yet? only seen the synthetic one so far",
+]
+FACTS_AND_TECHNIQUES_ROUND19 = [
+    "The atomics make the order of the sums vary, so expect small differences; compare with a relative tolerance rather than exact equality.",
+    "Some spread between runs is expected from the nondeterministic reduction; compare against the spread of repeated reference runs, not against zero.",
+    "Have you considered running a prefilter on the GPU before the matching, to drop obvious outliers instead of relying on the robust loss?",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND19 = [
+    "instrument the code and commit it", "run it ten times and commit the script", "follow the trend please",
+]
+QUESTIONS_STILL_ROUND19 = [
+    "have you considered running the benchmark again?", "have you tried running compute-sanitizer on it?",
+    "compare against cuBLAS and report the ratio",
+]
+
+
+#: rounds 9-19: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
                   + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
                   + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15
                   + MEASUREMENT_ORDERS_ROUND16 + MEASUREMENT_ORDERS_ROUND17
-                  + MEASUREMENT_ORDERS_ROUND18]
+                  + MEASUREMENT_ORDERS_ROUND18 + MEASUREMENT_ORDERS_ROUND19 + QUESTIONS_STILL_ROUND19]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
                    + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
                    + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15
                    + FACTS_AND_TECHNIQUES_ROUND16 + FACTS_AND_TECHNIQUES_ROUND17
-                   + FACTS_AND_TECHNIQUES_ROUND18]
+                   + FACTS_AND_TECHNIQUES_ROUND18 + FACTS_AND_TECHNIQUES_ROUND19]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
                    + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14
                    + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16 + NOT_QUESTIONS_ROUND17
-                   + NOT_QUESTIONS_ROUND18])
+                   + NOT_QUESTIONS_ROUND18 + NOT_QUESTIONS_ROUND19])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
