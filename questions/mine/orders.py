@@ -134,10 +134,10 @@ CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|i
 #: ... except a report posted back to the steerer and a measuring tool used ("... and post
 #: min/median/max", "..., use the sanitizer"): not changes
 _NOT_A_CHANGE = rx(r"(?:(?<=load and )|(?<=loads and )|(?<=load & ))stores?\b|"  # "every global load and store"
-                   # "push 60 s of noise thru ur stft": data through the kernel (not "push the fix thru review")
                    r"(?:(?<=read and )|(?<=reads and )|(?<=read & ))writes?\b|"  # "the dram read and write bytes"
                    # "set CUDA_LAUNCH_BLOCKING=1, rerun ...": a tool made to print or serialise (not "set NUM_WARPS=8")
                    r"\bset\s+(?:the\s+)?[a-z0-9_]*(?:print|debug|log|logs|verbose|trace|launch_blocking)[a-z0-9_]*\s*=\s*\S+|"
+                   # "push 60 s of noise thru ur stft": data through the kernel (not "push the fix thru review")
                    r"\bpush\s+[^,;&]{1,60}?\s+(?:through|thru)\s+(?:ur|your|our|the|it|this|that|them)\b(?!\s+(?:review|ci|pipeline|"
                    r"queue|branch|repo|release)\b)|"
                    r"\bpost\s+(?:it|them)(?:\s+(?:here|back|next\s+to\s+[^.;]{1,40}))?\s*[.!]*$|"

@@ -44,11 +44,10 @@ SOLUTION_TERMS = (
     r"im2col|winograd|fft|gemm|batched|bigger|larger|smaller|fewer|more\s+(?:threads|warps|blocks|stages)|"
     r"(?:out of|outside|into|inside|before|after)\s+the\s+(?:inner\s+|main\s+|hot\s+)?loop|"
     r"(?:a|one)\s+(?:warp|block|thread|cta)\s+per\s+\w+)")
-# a number given as a setting ("to 128", "4 warps"), not a name ("the 4096x4096 case")
 #: Acknowledgements and choices ("ok sure", "option B", "a then b")
 ACK = rx(r"^(?:yes|yeah|yep|yup|ya|y|no|nope|nah|ok|okay|k|kk|sure|fine|great|good|nice|cool|thanks|thank you|"
-          r"thx|ty|perfect|awesome|done|correct|right|exactly|agreed|makes sense|sounds good|lgtm|got it|"
-          r"option \w|both|neither|all of them|all three|either|the first|the second|the first one|"
-          r"the second one|a|b|c|a then b|b then a|[a-d]\s*(?:and|then|,)\s*[a-d]|public is fine|"
-          r"okay sure|ok sure|sure thing|that works|works for me|go for it|ship it)"
-          r"(?:[\s,.!]+(?:for sure|please|thanks|thank you|sure|then|too|that|works|is fine|one))*[\s.!]*$")
+         r"thx|ty|perfect|awesome|done|correct|right|exactly|agreed|makes sense|sounds good|lgtm|got it|"
+         r"option \w|both|neither|all of them|all three|either|the first|the second|the first one|"
+         r"the second one|a|b|c|a then b|b then a|[a-d]\s*(?:and|then|,)\s*[a-d]|public is fine|"
+         r"okay sure|ok sure|sure thing|that works|works for me|go for it|ship it)"
+         r"(?:[\s,.!]+(?:for sure|please|thanks|thank you|sure|then|too|that|works|is fine|one))*[\s.!]*$")
