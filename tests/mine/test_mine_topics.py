@@ -446,14 +446,16 @@ def test_misspelt_table_words_are_corrected_and_other_words_are_not():
 
 
 def test_grouping_the_patterns_by_first_character_matches_what_the_plain_alternation_matches():
-    # the dispatch is a speed-up only: every pattern, on text made of the table's own words, must
-    # match exactly where the plain alternation does
+    # the dispatch is a speed-up only: every topic's patterns, on text made of the table's own words,
+    # must match exactly where the plain alternation does. Every third planted message: all of them
+    # took 40 s of the suite once the table had 108 topics and the sets 4,000 messages (the grouping
+    # itself is also checked on 3,000 random texts of the table's words: test_mine_dispatch.py)
     import re
 
     from questions.benchmark.planted import PLANTED, read_set
 
     texts = [t for p in sorted(PLANTED.glob("set_*.yaml")) for ps in [read_set(p)]
-             for t in [*(a for asked in ps.questions.values() for a in asked), *ps.information]]
+             for t in [*(a for asked in ps.questions.values() for a in asked), *ps.information]][::3]
     for name, pats in TOPICS:
         plain = re.compile(r"(?<![\w-])(?:" + "|".join(pats) + r")(?![\w-])")
         fast = re.compile(r"(?<![\w-])(?:" + dispatched(list(pats)) + r")(?![\w-])")
