@@ -11,7 +11,7 @@ import re
 from questions.mine.asking import asks_value, interrogative_flags, is_proposal, is_request, opens_as_question, prose, sentences
 from questions.mine.dispatch import dispatched
 from questions.mine.orders import MEASURE_VERB, TRY_INPUT, changes, checks_run, doubts, measurement_order
-from questions.mine.phrases import ACK, SOLUTION_TERMS, rx, strip_filler
+from questions.mine.phrases import ACK, REPEATS, SOLUTION_TERMS, rx, strip_filler
 
 _DIGIT = re.compile(r"\d")
 
@@ -219,7 +219,7 @@ _DOUBTED_CAUSE = rx(r"^(?:doesn't|doesnt|isn't|isnt|aren't|arent|wouldn't|wouldn
 _REPORTING_BUILD = rx(r"^(?:(?:please|pls|just|then|now)\s+)*(?:re-?)?(?:compile|build)\b[^.;]{0,60}?"
                       r"(?:-xptxas[ =]-?v\b|--ptxas-options[ =]-?v\b|--resource-usage|-res-usage|-lineinfo|--keep\b|-keep\b)")
 #: a run repeated to count what varies ("launch the split-k kernel 100 times ... and report how many differ")
-_REPEATED = rx(r"\b(?:\d+|a\s+(?:few|hundred|thousand)|several|many|ten|twenty|fifty|hundred)\s+times\b|\brepeatedly\b")
+_REPEATED = rx(r"\b" + REPEATS + r"\b|\brepeatedly\b")
 #: how to compare, handed over: "compare with a relative tolerance rather than exact equality", "compare
 #: against an ensemble's spread, not against zero" (not "compare against cuBLAS and report the ratio")
 _COMPARE_ADVICE = rx(r"^(?:(?:so|then|and|just)\s+)*compare\s+(?:with|against|using|to)\s+[^.?!;]{1,60}?(?:,\s*)?\b(?:rather\s+than|instead\s+of|not)\s+"

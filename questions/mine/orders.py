@@ -7,7 +7,7 @@ apart for a message that asks nothing else (classify.py decides when it applies)
 """
 from __future__ import annotations
 
-from questions.mine.phrases import CONTENT, MEASURABLE, rx, strip_filler
+from questions.mine.phrases import CONTENT, MEASURABLE, REPEATS, rx, strip_filler
 from questions.mine.topics import topics
 
 #: an input tried: "try seqlen 1000 instead of 1024 ...", "try scaling the inputs up 100x ..."
@@ -112,7 +112,7 @@ _THEN_MEASURE = rx(r"(?:\b(?:and|then|to|,)|\s&)\s+(?:diff|compare|confirm|verif
                    r"\bnext\s+to\s+(?:ours|yours|mine|it|the\s+(?:seed|baseline|reference|old|new))\b|"
                    # "... and tell me the dominant one" (not "... and tell me when it's done")
                    r"\b(?:and|then|,)\s+(?:tell|let)\s+(?:me|us)\s+(?:know\s+)?(?!when\b|once\b|if\s+it\s+(?:finishes|fails)\b)\w|"
-                   r"\b(?:vs\.?|versus)\s+\w|\bcompared\s+(?:to|with|against)\s+\w|\b(?:twice|(?:\d+|three|five|ten|twenty|fifty|a\s+hundred|hundred)\s*(?:times|x)|a few times|several times|"
+                   r"\b(?:vs\.?|versus)\s+\w|\bcompared\s+(?:to|with|against)\s+\w|\b(?:twice|" + REPEATS + r"|(?:\d+|three|five|ten|twenty|fifty|a\s+hundred|hundred)\s*x|"
                    r"for comparison|side by side|against (?:the )?(?:reference|torch|numpy|seed|baseline))\b|"
                    r"\bso\s+(?:that\s+)?(?:we|i|you|u)\s+(?:can\s+)?(?:compare|see|know)\b|"
                    r"\b(?:and|then)\s+(?:see|check)\s+(?:whether|if|how)\b|"

@@ -26,6 +26,8 @@ MEASURABLE = rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|errors?|err|diff|di
                 # "rebuild cost?", "the duration of each", "the largest elementwise gap", "snr in db"
                 r"costs?|durations?|(?:largest|biggest|max(?:imum)?|elementwise|relative|abs(?:olute)?|perf(?:ormance)?)\s+gaps?|snr|"
                 r"signal[- ]to[- ]noise)\b")
+#: How many times a run is repeated ("100 times", "ten times", "a few times", "several times")
+REPEATS = r"(?:\d+|three|five|ten|twenty|fifty|hundred|a\s+(?:few|hundred|thousand)|several|many)\s*times"
 #: A word of content (three letters or more)
 CONTENT = re.compile(r"[a-z]{3,}")
 
