@@ -388,6 +388,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"intermediate[^?.]{0,25}(?:global|hbm|dram)", r"how many passes (?:over|through) (?:the )?(?:data|input|memory|rows?)",
                         r"(?:single|one) pass or (?:two|multiple)")),
     ("bandwidth_achieved", (  # round 17: bytes moved per second; a link's throughput against its limit
+        # round 19: the bytes moved divided by the kernel's time (the achieved bandwidth worked out)
+        r"divid\w* (?:the )?(?:bytes|traffic|data)(?: moved| read| touched| transferred)? by (?:the )?(?:kernel(?:'s)? |measured |elapsed )?(?:time|runtime|duration)",
         r"bytes (?:moved )?per second",
         r"(?:nvlink|link|a2a|all-to-all|alltoall|interconnect) (?:thru\w*|throughput|bandwidth|bw)",
         r"(?:thruput|throughput) (?:against|vs\.?|versus) (?:the )?(?:link|nvlink|wire|bus|pcie) (?:limit|peak|rate|speed)",
@@ -512,6 +514,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"set by the h\d00", r"how the kernel is built",
                       r"(?:limited|bound|capped|set) by the (?:hardware|gpu|chip) or (?:by )?(?:the|your) (?:design|kernel|code)", r"(?:gpu|hardware|chip) or (?:of )?(?:the|your) (?:kernel|code|design)")),
     ("divergence", (
+        # round 19: threads of a warp doing useful work, asked by count (thrds, lanes)
+        r"how many (?:thr(?:ea)?ds|lanes) (?:per|in a|of (?:the|a|each)) warp (?:are |r )?(?:actually |really )?(?:doing|do|active|busy|working|useful|idle)",
                     # round 18: lanes active per warp instruction, by the names a profile and a steerer give it
                     r"warp (?:execution )?efficiency", r"(?:active|busy|idle) (?:lanes|threads) per warp",
                     r"lanes (?:\w+ ){0,2}(?:busy|active|idle) per warp", r"active[- ]threads[- ]per[- ]warp",
@@ -661,6 +665,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"k (?:that'?s|thats|that is|which is|that isn'?t|which isn'?t|isn'?t) (?:not )?(?:a )?multiple",
         r"k (?:not )?divisible by")),
     ("edge_shapes", (  # round 17: the edges of a block where blocks meet (the seams, the joins, the first and last samples of each block); groups tiny and uneven
+        # round 19: sizes that are neither a multiple of the tile; a mask's or a window's edge that falls inside a tile
+        r"neither (?:\w+ )?(?:a )?multiples? of",
+        r"(?:window|mask|causal|diagonal|band)(?:[- ]mask)? (?:edges?|boundar(?:y|ies)|borders?) (?:\w+ ){0,2}(?:cuts?|cutting|falls?|falling|lands?|landing|lies|lying|sits?|sitting|splits?|splitting) (?:through |in |inside |within |into |across )?(?:the )?(?:middle of |mid(?:dle)?[- ]?)?(?:an? |the |one )?(?:blocks?|tiles?|ctas?)",
+        r"mid[- ](?:tile|block|cta)",
         # round 18: sizes said to be odd: weird, awkward, prime or prime-ish widths
         r"(?:weird|odd|awkward|ugly|irregular|unaligned|non-round) (?:row |hidden |feature |inner )?(?:sizes|shapes|widths|lengths|dims)",
         r"prime(?:-ish)? (?:sizes?|widths?|dims?|lengths?|numbers?|like)",
@@ -806,6 +814,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"kj/mol/ns")),
     # round 12: error against a higher-precision reference, ulps, cosine similarity, forward error
     ("error_size", (  # round 17: (round 12 read it as convergence's) the berr of LAPACK's drivers
+        # round 19: norms of a difference named together (max absolute and L1), the largest per-element discrepancy, values compared entry by entry or numerically
+        r"(?:max(?:imum)?|mean|largest|l1|l2|linf|l∞)(?: abs\w*| rel\w*)?(?: (?:and|&|/) (?:max(?:imum)?|mean|l1|l2|linf|l∞|abs\w*|rel\w*))+ (?:differences?|diffs?|errors?|errs?|deviations?|discrepanc(?:y|ies))",
+        r"(?:largest|biggest|max(?:imum)?|worst)(?: rel(?:ative)?| abs(?:olute)?)?(?: per[- ]\w+| elementwise| element-wise)? discrepanc(?:y|ies)",
+        r"(?:max(?:imum)?|largest|biggest|worst) rel(?:ative)? (?:elementwise |element-wise |per-element )?(?:diff|difference|error|discrepanc\w*|deviation)s?",
+        r"(?:compar\w*|check\w*|diff\w*|verif\w*) (?:the )?(?:\w+ ){0,2}(?:entry|element)[- ](?:by|for)[- ](?:entry|element)",
+        r"(?:compar\w*|check\w*|verif\w*) (?:every|each|all (?:the )?)(?:vertex|vertices|node|nodes|entry|entries|element|elements|value|values|output|outputs|row|rows)(?: \w+)? numerically",
+        r"(?:line up|lines up|match\w*|agree\w*)\b[^?.!\n]{0,30}\bnumerically",
+        r"how far off(?:,)? (?:in the )?worst[- ]case",
         r"berr",
         # round 18: a price against a reference pricer's: the difference, the gap, how close to its number
         r"(?:difference|gap|diff) between (?:the )?(?:\w+ ){0,3}price",
@@ -877,7 +893,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"(?:outputs?|results?|it) (?:still )?match(?:es)? (?:the )?(?:opencv|ocv|npp|cv2|cv::cuda\S*|cublas|cufft|cusparse|cudnn|cutlass|cub)\b")),
     # round 15: how an error grows with the length or size of the input (a long scan's or sum's accumulated
     # rounding): the error asked at each length, on the longest inputs, at a large size
-    ("error_growth", (r"(?:err\w*|drift\w*|deviation\w*|mismatch\w*)[^?!\n]{0,80}\b(?:grow|grows|growing|growth|blow up|blows up) (?:with|over|as|along) (?:the )?(?:length|size|n\b|seq\w*|sequence length|problem size|rows?|number of)",
+    ("error_growth", (
+        # round 19: an error on very long rows or sequences (either order), an error at a length of 100k or more ('128k row error')
+        r"(?:err\w*|drift\w*|deviation\w*|discrepanc\w*|mismatch\w*|how far off)\b[^?!\n]{0,60}\b(?:on|at|for|with|of) (?:a |the )?(?:single )?(?:super|really|very|extremely|ultra)[- ]long (?:rows?|sequences?|seqs?|inputs?|contexts?|arrays?|vectors?|scans?)",
+        r"(?:super|really|very|extremely|ultra)[- ]long (?:rows?|sequences?|seqs?|inputs?|contexts?|arrays?|vectors?|scans?)\b[^?!\n]{0,120}\b(?:err\w*|drift\w*|deviation\w*|discrepanc\w*|how far off)",
+        r"\d{3,}k[- ](?:rows?|tokens?|seq\w*|contexts?|lengths?|elements?|ctx)(?: \w+)? (?:err(?:or)?s?|drift|deviation|discrepanc\w*|accuracy)",
+        r"(?:err\w*|drift\w*|deviation\w*|mismatch\w*)[^?!\n]{0,80}\b(?:grow|grows|growing|growth|blow up|blows up) (?:with|over|as|along) (?:the )?(?:length|size|n\b|seq\w*|sequence length|problem size|rows?|number of)",
                       r"(?:err\w*|drift\w*|deviation\w*) (?:at|for|on|over|across) (?:each|every|all|different|increasing) (?:lengths?|sizes?|seq\w* lengths?|n)\b",
                       r"(?:err\w*|drift\w*|deviation\w*)\b[^?!\n]{0,30} (?:on|at|for) (?:the )?(?:longest|largest|huge|(?:really|very|extremely) (?:long|large)) (?:sequences|rows|inputs|arrays|lengths|sizes|vectors)\b")),
     # round 15: where in the output the wrong values lie (the domain's boundary, the tiles' seams, a few indices, or
@@ -890,6 +911,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 16: a backward pass's gradients checked against a reference (autograd, finite differences), each of them
     # (dq, dk, dv; dx, dw): the gradients' error, not the forward output's
     ("grad_check", (  # round 17: gradients said to match or line up, the weight grads against another implementation, derivatives compared
+        # round 19: a backward pass's max error (the gradients' error; a solve's 'max backward error' stays an error size)
+        r"(?:backward|bwd)(?: pass)? (?:max(?:imum)?|worst|largest|peak|mean)(?: abs\w*| rel\w*)? (?:err(?:or)?s?|diffs?|differences?|deviations?)",
         # round 18: Greeks checked against bumping: a pathwise or adjoint delta against a bump-and-revalue
         r"(?:pathwise|pathwse|analytic|likelihood[- ]ratio) (?:delta|vega|gamma|greeks?)",
         r"(?:delta|vega|gamma|greeks?) (?:\w+ ){0,3}(?:vs\.?|versus|against|match\w*) (?:a |the )?(?:central )?(?:bump\w*|finite|fd|revaluation)",
@@ -945,6 +968,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"garbage-in", r"garbage in,? garbage out", r"(?:and|or) not garbage", r"(?:give|return|output|produce)s? garbage")),
     # round 12: a result reproducible across launches
     ("determinism", (  # round 17: an output hashed on every run; runs from the same input or seed compared bit
+        # round 19: identical to the last bit; gradients identical run to run
+        r"(?:reproducib\w*|identical|the same|same|match\w*|bitwise) (?:to|down to|in|at) the last bit",
+        r"last[- ]bit (?:identical|reproducib\w*|equal\w*|match\w*|same)",
+        r"(?:grads?|gradients?|dq|dk|dv|dw|dx|outputs?|results?|sums?) (?:are |stay |r )?(?:bit(?:wise)?[- ])?identical (?:run[- ]to[- ]run|every run|each run|from run to run)",
         # for bit, their trajectories
         r"bit[- ]identical",
         # round 18: a seeded random stream's result the same whatever the launch configuration
@@ -1049,6 +1076,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"(?:you|u) (?:said|say|says|claim\w*|called|declared) (?:it'?s |it |that'?s |the \w+ )?(?:is )?(?:done|finished|complete)")),
     # round 17: work done per unit time in the domain's units: matrices or factorisations per second, simulated ns per day
     ("work_rate", (
+        # round 19: a graph traversal's edges per second (TEPS, GTEPS), edges counted the way the reference does
+        r"[gmk]?teps",
+        r"(?:traversed edges|edges traversed)(?: per s(?:ec\w*)?| ?/ ?s)?",
+        r"traversal rate",
+        r"edges ?(?:per|/) ?s(?:ec(?:ond)?)?",
+        r"(?:count|counted|counting) (?:the )?(?:traversed )?edges (?:the (?:same )?way|like|as)",
         r"(?:matrices|mats|factori[sz]ations|solves|systems|problems) ?(?:/|per) ?s(?:ec(?:ond)?)?",
         r"ns ?/ ?day",
         r"nanosec\w* per day",
@@ -1123,7 +1156,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"(?:forward[- ]plus[- ]adjoint|forward and adjoint|fwd\+adj)",
         r"reverse sweep (?:\w+ ){0,3}(?:cost|take|time)\w*",
         r"(?:cost|time|multiple) of the (?:adjoint|reverse sweep|reverse pass)")),
-    ("absolute_time", (r"absolute (?:runtime|time|timings?)", r"raw (?:ms|us|µs|time|times|timings?)",
+    ("absolute_time", (
+        # round 19: a time's median or mean asked as the figure (its spread is noise's)
+        r"(?:median|mean|average|avg) (?:kernel |gpu |device |wall |per[- ]call |call )?(?:duration|runtime|time|latency)(?! (?:distribution|percentiles?|histogram|tail|spread|variance))",
+        # round 19: a decode or prefill kernel's latency per step or call (a time, not a distribution)
+        r"(?:decode|prefill)(?: step| kernel| call)? latency(?! (?:distribution|percentiles?|histogram|tail|cdf|p\d\d))",
+        r"absolute (?:runtime|time|timings?)", r"raw (?:ms|us|µs|time|times|timings?)",
                        r"how many (?:us|ms|µs|microseconds|milliseconds)", r"forget ratios",
                        r"in (?:microseconds|milliseconds)", r"actual (?:numbers|times|timings) (?:in|not)")),
     ("empty_rows", (  # round 17: a group, expert or bucket that receives nothing (no tokens, no rows)
@@ -1149,6 +1187,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"both masking modes", r"skip\w* (?:the )?(?:fully )?masked tiles", r"early exit",
                      r"causal speedup")),
     ("input_values", (  # round 17: inputs on which a factorisation fails: indefinite, not positive definite, singular; the info it returns
+        # round 19: a graph's dirty inputs: self-loops, duplicate edges, unsorted adjacency lists, an edge list not cleaned
+        r"self[- ]?loops?",
+        r"(?:dup(?:licate[ds]?)?|repeated|parallel|multi)[- ]?edges?",
+        r"multi-?graphs?",
+        r"unsorted (?:adjacency|neighbou?r|edge|column|col|row)\w*(?: lists?| indices)?",
+        r"(?:dirty|raw|uncleaned|unclean|messy)[- ](?:inputs?|data|edge ?lists?|graphs?)",
+        r"(?:wasn't|isn't|weren't|aren't|not) (?:already |yet )?(?:dedup\w*|deduplicated|cleaned|canonicali[sz]ed)(?: (?:and|or) sorted)?",
+        r"(?:without|w/o|before) (?:any )?(?:cleaning|cleanup|clean-up|dedup\w*)",
         # round 18: an option far out of the money, where few paths pay off
         r"(?:deep|far|really|very) (?:otm|out[- ]of[- ]the[- ]money)(?: (?:strikes?|options?|calls?|puts?))?",
         r"otm strikes?", r"(?:far |deep )?out[- ]of[- ]the[- ]money (?:strikes?|options?|calls?|puts?)",
@@ -1176,6 +1222,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # lengths in a grouped launch; is it still fast, still right
     # round 12: work piled on one bin, cell or expert against a uniform spread
     ("load_skew", (  # round 17: experts' or ranks' load: the busiest against the average, tokens per expert, one getting hammered
+        # round 19: work spread over the SMs (or blocks, warps, ranks): the max against the mean, SMs that finish long after the rest or idle on the tail, the balance across them, the skew from long rows
+        r"(?:max(?:imum)?|busiest|slowest) (?:to|/|over|vs\.?|against) (?:the )?(?:mean|average|avg|min(?:imum)?)(?: [\w.]+){0,3} (?:across|over|per|between|among|of) (?:the |all )?(?:\d+ )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|experts|workers|partitions)",
+        r"(?:per[- ]sm|sm__cycles_active)[\w.]* (?:\w+ ){0,3}(?:min|max|mean|avg|spread|balance|imbalance|variation)",
+        r"(?:some|a few|one|any|several) (?:of the )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|workers) (?:still )?(?:finish\w*|end\w*|complet\w*|run\w*|tak\w*) (?:long |much |well |way )?(?:after|later than|longer than) (?:the )?(?:rest|others|other ones)",
+        r"(?:sms|ctas|warps|ranks|gpus|workers)[^?.!\n]{0,20}(?:sitting |sit |are |r |left |go(?:ing)? )?idle (?:\w+ )?(?:waiting )?(?:on|for) (?:the )?(?:tail|stragglers?|slowest|last (?:one|block|warp|row)s?)",
+        r"(?:load |work )?balance (?:across|over|between|among) (?:the |all )?(?:\d+ )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|experts|shards|partitions|workers)",
+        r"stragglers?",
+        r"(?:the )?skew (?:from|of|across|over|between|among|caused by) (?:the )?(?:hub|long|heavy|dense|power[- ]law|skewed)",
         r"busiest (?:expert|rank|gpu|bucket|bin|shard|partition|queue|cell)s?",
         r"tokens?[- ]per[- ]expert",
         r"(?:load|token|work|routing) (?:spread|balance|imbalance|distribution) (?:\w+ )?(?:across|over|between|among) (?:the )?(?:experts|ranks|gpus|shards|buckets)",
@@ -1198,6 +1252,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 17: the cost of rebuilding a search structure (a neighbour, pair or Verlet list, a cell list, a BVH) and how
     # often it is rebuilt
     ("rebuild_cost", (
+        # round 19: building the structure a kernel works on once: a format's conversion (CSR to a blocked format), a preprocessing step, and how many calls it takes to pay off
+        r"(?:format |layout )?conversion (?:overhead|cost|time)s?",
+        r"(?:csr|coo|csc|ell|bsr|sell|hyb|dense|sparse)[- ]?(?:to|2)[- ]?(?:csr|coo|csc|ell|bsr|sell|hyb|blocked|tiled)(?: format)? (?:conversion|convert\w*|transform\w*|build\w*)",
+        r"preprocess\w* (?:step|cost|time|overhead|pass|phase)s?",
+        r"reformat\w*",
+        r"setup cost of (?:building|converting|constructing|creating|preparing)",
+        r"(?:how many (?:calls|iterations|multiplies|spmvs|launches|uses|steps)) (?:it )?(?:takes? )?(?:to|before it|until it) (?:pays? off|amorti[sz]e|breaks? even)",
+        r"amorti[sz]\w* (?:the |its |that )?(?:conversion|preprocessing|setup|build|construction)\w*",
         r"(?:neighbou?r|nbr|pair|verlet|cell)[- ]?lists? (?:re-?builds?|builds?|construction|updates?|search) (?:costs?|time|takes?|overhead|share)",
         r"how (?:long|much time) (?:does|do) (?:the |one |a )?(?:neighbou?r|nbr|pair|verlet|cell)[- ]?lists? (?:re-?)?build",
         r"(?:microseconds|milliseconds|time|long) (?:does |do )?(?:take )?(?:one|a|the|each) (?:neighbou?r|nbr|pair|verlet|cell)[- ]?lists? (?:re-?)?build",
@@ -1227,7 +1289,19 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       r"(?:ids?|indices|indexes|keys|rows|values|lookups|entries) (?:in (?:a|the|each|one) (?:\w+ )?batch )?(?:are|r|is) (?:actually |really |truly )?(?:distinct|unique|repeated|duplicates?)",
                       r"(?:unique|distinct) (?:ids?|indices|keys|rows|values|lookups) per batch")),
     # round 15: the share of a padded format's stored or computed entries that is padding (ELL's, a padded batch's)
-    ("padding_waste", (r"padding (?:ratio|overhead|fraction|share|waste|factor|percentage)", r"fill (?:ratio|factor|efficiency)",
+    ("padding_waste", (
+        # round 19: a blocked sparse format's explicit zeros: stored entries over the true nonzeros, the zero padding inside its tiles, space wasted
+        r"explicit zeros?(?: (?:are |get )?(?:stored|kept|padded))?",
+        r"stored (?:entries|values|elements|nonzeros|nnz)(?: \w+){0,2} (?:divided by|over|/|vs\.?|versus|per|relative to|against) (?:the )?(?:true |actual |real |original |structural )?(?:nonzeros|non-zeros|nnz)",
+        r"zero[- ]padding (?:inside|in|within|of) (?:the )?(?:tiles|blocks)",
+        r"(?:zeros?|zeroes) (?:r |are |we are |we're )?(?:storing|stored|padded) (?:in|inside) (?:the )?(?:tiles|blocks)",
+        r"(?:wastes?|wasting|wasted) (?:much |a lot of |any |too much )?(?:space|storage)",
+        # round 19: tiles, blocks or compute that fall on padded positions; blocks that are padding; the work wasted on padding
+        r"(?:fraction|share|percent\w*|%|how many|number) of (?:the )?(?:computed |launched |processed )?(?:tiles|blocks|ctas|rows|work|compute|flops|tokens)[\w ]{0,20}(?:fall|falls|land|lands|are|is|sit|sits|spent|wasted) (?:on|in|over|at)? ?(?:the )?(?:padded|padding|pad)\b",
+        r"(?:tiles|blocks|ctas|rows|work) (?:that are |which are )?(?:fully |entirely |partly |partially |mostly |all )?(?:or (?:fully |entirely |partly |partially |mostly ))?(?:padding|padded)\b",
+        r"(?:wasted|wasting|wastes?) (?:share|fraction|part|portion|percentage)(?: of (?:the )?(?:total )?(?:work|compute|flops|tiles|blocks))?",
+        r"(?:compute|work|flops|time|cycles)(?: is| are)? (?:going|goes|spent|wasted|lost) (?:to|on) (?:the )?pad(?:ding|ded)?(?: tokens?| rows?| positions?| entries| slots| elements)?",
+        r"padding (?:ratio|overhead|fraction|share|waste|factor|percentage)", r"fill (?:ratio|factor|efficiency)",
                        r"(?:how(?:s|'s)? much|what fraction|what share|what percent\w*|how many)(?: of)? (?:the )?[\w ]{0,30}(?:is|are) (?:just |only |pure )?(?:padding|padded)\b",
                        r"(?:fraction|share|percent\w*|%) of (?:the )?(?:stored |computed )?(?:entries|elements|slots|tokens|work|flops)[\w ]{0,20}(?:is|are|that are) (?:just )?(?:padding|padded)")),
     # offsets computed in 32 bits wrapping past 2^31 elements: what type the index math uses
@@ -1245,6 +1319,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- against what
     # round 12: serving and sparse/dense solver libraries
     ("vendor_baseline", (  # round 17: CPU signal and math libraries as the baseline (Intel IPP, MKL, FFTW), the
+        # round 19: graph analytics libraries
+        r"gunrock\w*",
+        r"cugraph\w*",
+        r"nvgraph",
+        r"galois",
+        r"ligra",
+        r"gap(?:bs| benchmark suite)",
         # frameworks of MoE training and MD; the performance of both (ours and theirs) measured
         # round 18: a genomics suite's and a pricing library's names (Parabricks and its fq2bam, QuantLib)
         r"parabricks", r"pbrun", r"fq2bam", r"quantlib\w*", r"(?:vs\.?|versus|against) ql",
