@@ -314,6 +314,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\b(?:a |its |their |the )?pre-?allocated (?:workspace|buffers?|scratch)\b", "same settings"),
     (r"\b(?:(?:buffer|workspace|memory) )?alloc\w* (?:inside|in|within) the timed (?:region|loop|section|window)\b", "setup inside the timed region"),
     (r"\b(?:gpu |our |the )?(?:rank |pagerank |centrality )?scores (?:still )?(?:match|agree with) (?:the )?(?:reference|ref|fp64|double)\b", "outputs match the reference"),
+    # round 19: faster or slower than a molecular-dynamics engine is its rate compared, in ns/day (what MD speed is quoted in)
+    (r"\b(?:faster|slower|quicker) than (?:the )?(?=(?:openmm|gromacs|gmx|amber|namd|lammps|desmond|hoomd(?:-blue)?)\b)", "ns/day against "),
 
 )
 
