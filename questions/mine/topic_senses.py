@@ -116,6 +116,8 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\bspill\w* (?:out )?(?:to|into|over to) (?:the )?(?:dram|hbm|global(?: memory)?|main memory)\b",
      "misses l2 to dram"),
     # "wall clock" and "clock cycles" are timing units, not the GPU's clock
+    # round 19: wall-clock time as a rate's denominator (simulated days per wall-clock day) is the rate's, no timer asked
+    (r"\b(?:per|/) ?wall[- ]?clock (day|hour|second|year)s?\b", r"per \1"),
     (r"\bwall[- ]?clock\b", "wall time"),
     (r"\bclock(?:64)?(?:\(\))? cycles?\b", "cycles"),
     (r"\bclock64\b", "cycle counter"),
@@ -316,6 +318,14 @@ SENSES: tuple[tuple[str, str], ...] = (
     (r"\b(?:gpu |our |the )?(?:rank |pagerank |centrality )?scores (?:still )?(?:match|agree with) (?:the )?(?:reference|ref|fp64|double)\b", "outputs match the reference"),
     # round 19: faster or slower than a molecular-dynamics engine is its rate compared, in ns/day (what MD speed is quoted in)
     (r"\b(?:faster|slower|quicker) than (?:the )?(?=(?:openmm|gromacs|gmx|amber|namd|lammps|desmond|hoomd(?:-blue)?)\b)", "ns/day against "),
+    # round 19: a climate model's temperature field is a model variable, not the GPU's temperature; a node or core allocation
+    # on a cluster is compute granted, no memory allocated; the spread of an ensemble or of runs from perturbed initial
+    # conditions is the envelope a port is compared within, not a timing's spread; forecasts or runs that diverge drift apart
+    (r"\b(?:temperature|temp) (field|fields|profiles?|tendenc\w*|anomal\w*|increments?|bias|errors?|structure)\b", r"model t \1"),
+    (r"\b((?:node|cpu|core|gpu|compute|hpc|cluster|slurm|job)(?:[- ]hours?)?) allocations?\b", r"\1 grant"),
+    (r"\b(?:(?:the )?(?:ensemble|perturbation|perturbed|initial[- ]condition)(?:[- ][\w]+)?(?:[- ]?\w+)? spread|spread (?:from|of|due to|under|across) (?:a |an |the )?(?:\w+ ){0,2}(?:ensemble|perturbation|perturbed|initial[- ]condition)\w*)",
+     "ensemble envelope"),
+    (r"\b(forecasts?|runs|models|trajectories|simulations|the two|both)((?: \w+){0,2}) diverg\w*", r"\1\2 drift apart"),
 
 )
 
@@ -521,6 +531,9 @@ SCOPES: tuple[tuple[str, frozenset[str], str | None], ...] = (
     ("workspace_memory", frozenset({"padding_waste"}), None),
     # round 19: a library named beside a rate in the domain's unit is whose rate is compared: the rate is what is asked
     ("vendor_baseline", frozenset({"work_rate"}), None),
+    # round 19: atomics named beside a determinism check are why the bits may differ (the order of their adds): the
+    # determinism is what is asked
+    ("atomics", frozenset({"determinism"}), None),
 )
 
 #: common words one edit from a word of the table that are words, not typos: never respelt into it

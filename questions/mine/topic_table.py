@@ -192,6 +192,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"(?:which|what) (?:lines?|instructions?|part|loop|section|region) (?:is|are) (?:the )?(?:hot|hottest|most expensive|slow\w*)")),
     # ... and what one phase of a kernel costs (the epilogue, a second pass), each phase timed
     ("phase_cost", (  # round 17: a named phase's time (the transforms, the permutation, a rebuild) alone, or its share of a step
+        # round 19: a model's named components timed (the physics, its parameterisations, radiation, the dynamics), a phase timed alone, just one part timed, a step profiled on its own
+        r"(?:column |model |the )?(?:physics|parameteri[sz]ations?|radiation|microphysics|convection scheme|dycore|dynamics)(?: \w+){0,2} (?:speedup|time|timing|cost|costs|share|runtime|takes?|taking|ms|per (?:time ?step|step))\b",
+        r"how (?:long|much time) (?:does|do|is|are) (?:the )?(?:column |model )?(?:physics|parameteri[sz]ations?|radiation|microphysics|dycore|dynamics)",
+        r"(?:time|timed|timing|measure\w*|profile\w*|bench\w*) (?:the |just the |only the )?(?:[\w-]+ ){0,3}(?:alone|by (?:itself|themselves)|in isolation)",
+        r"(?:time|timed|timing|measure\w*|profile\w*) (?:just|only) the (?!(?:[\w-]+ ){0,2}(?:kernels?|calls?|launch\w*)\b)[\w -]{1,60}",
+        r"(?:separately|apart) from (?:the )?(?:[\w-]+ ){0,3}(?:evaluation|assembly|setup|phase|stage|step|pass|rest|solve|kernels?)",
+        r"(?:time|timed|profile|profiled|measure|measured|bench\w*) (?:that|this|the|each) (?:[\w-]+ ){0,2}(?:step|phase|stage|pass|part|kernel|factori[sz]ation) on (?:its|their) own",
         r"(?:fft|transforms?|permut\w*|unpermut\w*|perm/unperm|scatter|gather|reciprocal[- ]space (?:part)?)s? (?:share|latency|cost|time)",
         r"(?:time|duration)s? (?:of|for) each (?:kernel|pass|phase|stage|step|part)",
         r"in isolation and report (?:the )?(?:duration|time|microseconds|µs|us|ms)",
@@ -530,6 +537,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     r"tensor memory accelerator", r"cutensormap\w*", r"tensor map")),
     # round 12: two streams' work running at once, or serialised
     ("overlap", (  # round 17: communication hidden behind the expert matmuls or left on the critical path
+        # round 19: a stencil code's halo (ghost-cell) exchange: its share of a step, exposed or hidden behind the interior's compute
+        r"(?:halo|ghost[- ]?cell|ghost[- ]zone)[- ](?:exchanges?|swaps?|updates?|communication|comms?|transfers?|fills?)(?: (?:share|time|cost|overhead|fraction|pct|percent\w*))?",
+        r"boundary (?:exchanges?|communication|comms?|swaps?)",
         r"(?:a2a|all-to-all|alltoall|dispatch|combine|exchange|comm\w*)(?: \w+){0,3} hidden behind",
         r"un-hidden",
         r"(?:sits?|sitting|is|stays?) on the critical path",
@@ -765,6 +775,12 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          r"draft (?:tokens? )?acceptance", r"bonus tokens?")),
     # an iterative solver's convergence: residual norms over iterations, backward error, refinement reaching fp64
     ("convergence", (  # round 17: a constraint solver's residual: how far the constrained lengths are from their targets (LINCS, SHAKE)
+        # round 19: an iterative solver's iterations per solve asked short (solver iterations, LM or Krylov iterations, its per step, iterations until it settles)
+        r"(?:solver|krylov|gmres|cg|pcg|bicgstab|multigrid|mg|lm|levenberg[- ]marquardt|gauss[- ]newton|newton|outer|inner|linear[- ]solver?)[- ](?:iter(?:ation)?s|iters|its|steps|iter(?:ation)? counts?)",
+        r"how many (?:its|iters?|iterations|steps) (?:is|does|do|did|are) (?:the )?(?:\w+ ){0,3}(?:solves?|solvers?|cg|gmres|krylov|pcg|optimi[sz]ers?|lm)\b",
+        r"how many (?:[\w-]+ ){0,2}(?:iterations|iters) (?:does|do|did|will) (?:the )?(?:[\w-]+ ){0,6}(?:need|require)",
+        r"(?:iters?|iterations?|its|steps) (?:till|until|to|before) (?:it |the \w+ )?(?:settles?|converges?|stops?|plateaus?|stalls?)",
+        r"count(?:ed|ing)? the (?:outer |inner |solver |lm |krylov )?iterations",
         # round 18: a Monte Carlo error's decay with the path or sample count (the 1/sqrt(n) rate, a log-log slope)
         r"(?:error|err)s? (?:\w+ ){0,3}(?:against|vs\.?|versus) (?:the )?(?:path count|n|number of (?:paths|samples)|sample count)",
         r"(?:error|err) (?:go(?:es)? down|shrinks?|falls?|decreas\w*|decays?)(?: \w+){0,4} (?:1 ?/ ?sqrt|as|like|with|when)",
@@ -811,7 +827,23 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"drift (?:of|in) (?:the )?(?:tot(?:al)?\.? ?e(?:nergy)?|conserved (?:quantity|energy)|hamiltonian)",
         r"conserved (?:quantity|energy)",
         r"total energy (?:over|across|drift|during|after)",
-        r"kj/mol/ns")),
+        r"kj/mol/ns",
+        # round 19: a climate model's energy budget: the global total energy integral and its trend (W/m2 per day), a leak
+        r"energy (?:budget|integral|leak\w*|tendenc\w*|trend)s?",
+        r"(?:global(?:ly)?(?: integrated)?|total|column[- ]integrated) (?:total )?energy (?:integral|trend|budget|leak\w*|change|drift|tendenc\w*)",
+        r"(?:trend|drift|change|leak) (?:in|of) (?:the )?(?:global(?:ly integrated)? )?total energy",
+        r"energy (?:is |was |stays? |remains? )?(?:conserved|closed|balanced)",
+        r"w ?/ ?m2? ?(?:\^ ?2 ?)?(?:per|/) ?(?:day|year|yr)",
+        r"w/m2 per (?:day|year)")),
+    # round 19: a conserved mass drifting: a dynamical core's globally integrated dry-air (or total, tracer, water) mass, the
+    # surface pressure integrated over the globe, a leak against the reference model; a climate modeller's first check of a port
+    ("mass_drift", (
+        r"(?:dry[- ]?(?:air[- ])?|total (?:dry |air |dry[- ]air )?|air |global(?:ly)? (?:integrated )?(?:dry[- ]?(?:air )?)?|tracer |water )mass(?: integrals?| budgets?| drifts?| conservation| changes?| loss| leaks?)?",
+        r"mass (?:drift|conserv\w*|leak\w*|budget|integral|fixer|loss|change)s?",
+        r"conserv\w* (?:the )?(?:dry[- ]?(?:air )?|total |global |tracer )?mass",
+        r"(?:integrat\w*|sum\w*) (?:the )?surface pressure",
+        r"surface pressure (?:integral|integrated|summed|sum) (?:over|across) (?:the )?(?:globe|sphere|domain|grid)",
+        r"surface pressure integral")),
     # round 12: error against a higher-precision reference, ulps, cosine similarity, forward error
     ("error_size", (  # round 17: (round 12 read it as convergence's) the berr of LAPACK's drivers
         # round 19: norms of a difference named together (max absolute and L1), the largest per-element discrepancy, values compared entry by entry or numerically
@@ -894,6 +926,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 15: how an error grows with the length or size of the input (a long scan's or sum's accumulated
     # rounding): the error asked at each length, on the longest inputs, at a large size
     ("error_growth", (
+        # round 19: a difference between two model runs as it grows with simulated time: by day, at days N, beyond day N, round-off differences grown
+        r"(?:differences?|diffs?|errors?|errs?|rmse|rms(?:[- ]difference)?|root[- ]mean[- ]square(?: difference| error)?|deviations?)\w*(?: in [\w -]{1,30}?)? (?:by|per|at each|for each|every|vs\.?|over|against|with) (?:forecast |lead |simulated )?(?:days?|lead ?times?|forecast hours?|hours?)\b",
+        r"(?:rms|rmse|root[- ]mean[- ]square)(?: difference| error)?[^?.!\n]{0,120}\bat days? \d+(?:,? (?:and )?\d+)+",
+        r"days? ?-?\d+ (?:rmse|rms(?: error| difference)?|errors?|differences?|diffs?|anomal\w*)",
+        r"(?:beyond|past) (?:forecast )?day \d+",
+        r"(?:round-?off|rounding)(?: differences?| errors?)? (?:should |would |will |could )?(?:have |has )?(?:gr[eo]wn|grow\w*|amplif\w*)",
+        r"how far apart (?:r |are |is )?(?:the )?(?:gpu|cpu|two|both|runs?|models?|forecasts?|trajectories|ports?)\b[^?.!\n]{0,40}\b(?:by|after|at|beyond) day",
+        r"drift apart",
         # round 19: an error on very long rows or sequences (either order), an error at a length of 100k or more ('128k row error')
         r"(?:err\w*|drift\w*|deviation\w*|discrepanc\w*|mismatch\w*|how far off)\b[^?!\n]{0,60}\b(?:on|at|for|with|of) (?:a |the )?(?:single )?(?:super|really|very|extremely|ultra)[- ]long (?:rows?|sequences?|seqs?|inputs?|contexts?|arrays?|vectors?|scans?)",
         r"(?:super|really|very|extremely|ultra)[- ]long (?:rows?|sequences?|seqs?|inputs?|contexts?|arrays?|vectors?|scans?)\b[^?!\n]{0,120}\b(?:err\w*|drift\w*|deviation\w*|discrepanc\w*|how far off)",
@@ -968,6 +1008,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  r"garbage-in", r"garbage in,? garbage out", r"(?:and|or) not garbage", r"(?:give|return|output|produce)s? garbage")),
     # round 12: a result reproducible across launches
     ("determinism", (  # round 17: an output hashed on every run; runs from the same input or seed compared bit
+        # round 19: two identical runs diffed; a port or a model version said to be reproducible (its outputs)
+        r"diff\w* (?:two|both|the two|2) (?:identical |repeated |consecutive |back-to-back )?(?:runs|outputs?|results?|restarts?|restart files)",
+        r"(?:version|port|model|simulation|code) (?:is|was|stays|remains) (?:bit(?:wise)?[- ])?reproducible",
         # round 19: identical to the last bit; gradients identical run to run
         r"(?:reproducib\w*|identical|the same|same|match\w*|bitwise) (?:to|down to|in|at) the last bit",
         r"last[- ]bit (?:identical|reproducib\w*|equal\w*|match\w*|same)",
@@ -1076,6 +1119,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    r"(?:you|u) (?:said|say|says|claim\w*|called|declared) (?:it'?s |it |that'?s |the \w+ )?(?:is )?(?:done|finished|complete)")),
     # round 17: work done per unit time in the domain's units: matrices or factorisations per second, simulated ns per day
     ("work_rate", (
+        # round 19: a climate model's simulated days (or years) per wall-clock day (SDPD, SYPD), its time to solution
+        r"s[dy]pd",
+        r"(?:simulated|sim|model|modell?ed|forecast)[- ]?(?:days?|years?|time|hours?) ?(?:per|/) ?(?:(?:wall|wall[- ]?clock|wall time|real|compute|cpu|gpu)[- ]?(?:time )?)?(?:days?|hours?|d)",
+        r"days ?/ ?day",
+        r"time[- ]to[- ]solution",
         # round 19: a graph traversal's edges per second (TEPS, GTEPS), edges counted the way the reference does
         r"[gmk]?teps",
         r"(?:traversed edges|edges traversed)(?: per s(?:ec\w*)?| ?/ ?s)?",
@@ -1187,6 +1235,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                      r"both masking modes", r"skip\w* (?:the )?(?:fully )?masked tiles", r"early exit",
                      r"causal speedup")),
     ("input_values", (  # round 17: inputs on which a factorisation fails: indefinite, not positive definite, singular; the info it returns
+        # round 19: inputs beyond an idealised test case: real orography or terrain against an aquaplanet, steep mountains
+        r"(?:real|realistic|actual|true)[- ](?:world[- ])?(?:orography|topography|terrain|topo)",
+        r"aqua-?planets?",
+        r"(?:steep|high|real) (?:mountains|terrain|orography|topography)",
+        r"(?:idealized|idealised) (?:cases?|tests?|setups?|configurations?|runs?)",
         # round 19: a graph's dirty inputs: self-loops, duplicate edges, unsorted adjacency lists, an edge list not cleaned
         r"self[- ]?loops?",
         r"(?:dup(?:licate[ds]?)?|repeated|parallel|multi)[- ]?edges?",
