@@ -192,6 +192,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         r"(?:which|what) (?:lines?|instructions?|part|loop|section|region) (?:is|are) (?:the )?(?:hot|hottest|most expensive|slow\w*)")),
     # ... and what one phase of a kernel costs (the epilogue, a second pass), each phase timed
     ("phase_cost", (  # round 17: a named phase's time (the transforms, the permutation, a rebuild) alone, or its share of a step
+        # round 19: a factorisation's or a solve's time per iteration (the Cholesky, its factor and triangular solves)
+        r"(?:sparse |dense |supernodal )?(?:cholesky|chol|ldlt?|lu|qr)(?: factor(?:i[sz]ation)?| decomposition)? (?:ms|us|µs|time|timing|cost|share|runtime|take|takes|taking)\b",
+        r"(?:factori[sz]ation|decomposition|triangular solves?|back[- ]?substitution) (?:ms|us|µs|time|timing|cost|share|runtime)\b",
+        r"how (?:long|much time) (?:does|do|is|are) (?:the )?(?:sparse |dense |supernodal )?(?:cholesky|chol|ldlt?|lu|qr|factori[sz]ation|decomposition|triangular solves?)",
         # round 19: a model's named components timed (the physics, its parameterisations, radiation, the dynamics), a phase timed alone, just one part timed, a step profiled on its own
         r"(?:column |model |the )?(?:physics|parameteri[sz]ations?|radiation|microphysics|convection scheme|dycore|dynamics)(?: \w+){0,2} (?:speedup|time|timing|cost|costs|share|runtime|takes?|taking|ms|per (?:time ?step|step))\b",
         r"how (?:long|much time) (?:does|do|is|are) (?:the )?(?:column |model )?(?:physics|parameteri[sz]ations?|radiation|microphysics|dycore|dynamics)",
@@ -562,6 +566,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("streams", (r"(?:multiple|separate|different|two|non-default|default|cuda) streams?", r"stream (?:sync\w*|overlap|concurrency)",
                  r"concurrent (?:kernels|launches|execution)", r"run concurrently")),
     ("transfers", (  # round 17: the host<->device copies as a share of a block's time
+        # round 19: the host transfers said hidden or exposed (they are what is overlapped)
+        r"(?:the |our |those |these |h2d |d2h |host |pcie |image )transfers (?:are |is |were |get |got )?(?:fully |all )?(?:hidden|overlapped|exposed|serialized)",
+        # round 19: the copies' time per frame, data moved to and from the GPU, pinned or pageable host memory
+        r"cop(?:y|ies) time (?:per|each|of (?:each|every|a)) (?:frame|image|step|iteration|block|batch)",
+        r"data movement (?:to|from|to ?/ ?from|between) (?:the )?(?:gpu|device|host|cpu)",
+        r"(?:pinned|page-?locked) (?:or|vs\.?|versus) pageable|pageable(?: memory| host memory| buffers?)?",
+        r"(?:image |frame )?(?:uploads?|downloads?) (?:to|from) (?:the )?(?:gpu|device|host)",
         # round 18: the copies' share, and the inputs moved onto the device, said plainly
         r"copy time share",
         r"(?:shov\w*|push\w*|mov\w*|ship\w*|copy\w*|get\w*|load\w*) (?:the )?(?:reads|data|inputs?|sequences) (?:on ?to|over to|to) the (?:gpu|device)",
@@ -588,6 +599,13 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        r"instantiations?",
                        # round 14: what the (auto)tuner picked or cached
                        r"(?:autotuner|auto-tuner|tuner)(?:'s)? (?:pick\w*|choice|cho\w+|select\w*|settl\w*|land\w*|cach\w*|result)")),
+    # round 19: the same code on another device than the one tuned on (an embedded Jetson board, its power mode, another
+    # architecture): its time there, measured or extrapolated
+    ("other_device", (
+        r"jetson\w*", r"(?:agx )?orin(?: nano| nx)?", r"xavier", r"tegra", r"nvpmodel", r"maxn", r"power modes?",
+        r"embedded (?:board|gpu|device|target|platform|soc)s?", r"edge (?:device|gpu|board)s?",
+        r"(?:port|ported|porting|run|runs|running|ran)\w* (?:fine |well |ok )?(?:on|to) (?:the |an? )?(?:embedded|edge) (?:boards?|gpus?|devices?|targets?|platforms?)",
+        r"(?:extrapolat\w*|infer\w*|guess\w*|scal\w*) from (?:the )?(?:datacenter|data[- ]center|h\d00|server|desktop) (?:numbers|gpu|card|results|timings?)")),
     ("block_clusters", (r"thread ?block clusters?", r"cluster (?:size|dims?|launch)", r"distributed shared memory", r"dsmem", r"multicast")),
     ("gpu_contention", (r"(?:anyone|anybody|someone|somebody) else(?:'?s)? (?:\w+ )?(?:on|using|running|sharing)",
                         r"(?:someone|somebody|some\w*) (?:else'?s? )?(?:jobs?|processes|training|stuff|work|runs?) (?:is |was |were )?(?:eating|using|running|hogging|on)",
@@ -740,6 +758,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        r"not (?:just|only) (?:on )?the (?:one |single )?(?:shape|case|scenario|config|size)s?")),
     # round 17: real-time deadlines missed: blocks finishing after their slot or over the budget, xruns, the worst overrun
     ("deadline_misses", (
+        # round 19: frames over a per-frame budget in ms, a deadline blown
+        r"(?:frames|images|blocks|steps|requests) (?:that )?(?:exceed\w*|go over|are over|over|above|past|blow\w*|miss\w*) (?:the |our |a |its |their )?\d+(?:\.\d+)? ?(?:ms|us|µs)",
+        r"(?:miss\w*|blew|blow\w*|blown|overr?an|exceed\w*) (?:the |its |a |their |our )?(?:\d+(?:\.\d+)? ?(?:ms|us|µs) )?(?:dead ?lines?|frame budget|budget)",
         r"(?:miss|missed|blew|blow|blown|overr?an|exceed\w*)(?: the| its| a| their)? (?:dead ?lines?|audio deadline|block budget)",
         r"dead ?lines? (?:miss\w*|blown|violations?)",
         r"x-?runs?",
@@ -762,6 +783,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- a served model's figures (round 12): the latency distribution of requests, steps or tokens
     # (its tail and percentiles, time to first token, inter-token latency), not a timing's run-to-run spread
     ("latency_tail", (  # round 17: a high percentile or the worst share of per-block times; the tail measured
+        # round 19: the distribution of a per-frame or per-image processing time; the worst frames; the tail asked of such a time
+        r"(?:distribution|histogram|cdf) of (?:the )?(?:per[- ](?:frame|image|request|step|call) )?(?:processing |frame |tracking |end-to-end )?(?:times?|latenc(?:y|ies))(?: per (?:frame|image|request|step))?",
+        r"worst (?:\d+ |few |handful of )?(?:frames|images|requests|steps|iterations|blocks)",
+        r"(?:what(?:'s| does)?|whats|how(?:'s| does)?) (?:the )?tail look",
         r"(?:99|99\.9|99\.99|95|90)th (?:%ile|percentile|pct|pctl)",
         r"worst (?:0\.1|0\.01|1|5) ?(?:%|percent)",
         r"(?:measure|measured|check|checked|look at|looked at)\w* the tail\b(?! of the (?:distribution|histogram) of (?:errors?|values))",
@@ -846,6 +871,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"surface pressure integral")),
     # round 12: error against a higher-precision reference, ulps, cosine similarity, forward error
     ("error_size", (  # round 17: (round 12 read it as convergence's) the berr of LAPACK's drivers
+        # round 19: an assembled linear system (the Hessian or JᵀJ, the Schur complement, the normal equations) compared with a reference solver's, entry by entry
+        r"(?:hessians?|jtj|j\^?t ?j|j ?ᵀ ?j|schur complements?|normal[- ]equations?|reduced (?:camera )?(?:matrix|system)|jacobians?)(?:[- ](?:blocks?|matri(?:x|ces)|entries))? (?:diff|difference|discrepanc\w*|mismatch\w*|error|deviation)s?",
         # round 19: norms of a difference named together (max absolute and L1), the largest per-element discrepancy, values compared entry by entry or numerically
         r"(?:max(?:imum)?|mean|largest|l1|l2|linf|l∞)(?: abs\w*| rel\w*)?(?: (?:and|&|/) (?:max(?:imum)?|mean|l1|l2|linf|l∞|abs\w*|rel\w*))+ (?:differences?|diffs?|errors?|errs?|deviations?|discrepanc(?:y|ies))",
         r"(?:largest|biggest|max(?:imum)?|worst)(?: rel(?:ative)?| abs(?:olute)?)?(?: per[- ]\w+| elementwise| element-wise)? discrepanc(?:y|ies)",
@@ -948,6 +975,47 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
                            r"(?:indices|locations?|positions?|coordinates) of (?:the )?(?:\w+ )?(?:mismatch\w*|(?:wrong|bad|differing|incorrect|failing|mismatched) \w+|(?:cells|elements|values|entries|pixels|points) that (?:differ|mismatch|fail))",
                            r"(?:wrong|bad|differing|mismatched|incorrect|failing) (?:cells|elements|values|entries|pixels|points)[^?.!\n]{0,60}(?:boundar\w+|border|edges?|seams?|corners?|concentrated|clustered|all over|everywhere|interior)",
                            r"(?:concentrated|clustered|locali[sz]ed) (?:at|on|along|near|in) (?:the )?(?:[\w-]+ )?(?:boundar\w+|border|edges?|seams?|corners?)")),
+    # -- a geometric solver's figures (round 19: bundle adjustment, registration, feature matching, what a SLAM engineer names)
+    # round 19: the reprojection error of a bundle adjustment (the image residuals, in pixels): how well the solution fits
+    # the observations, asked apart from the poses' error against ground truth
+    ("reprojection_error", (
+        r"re-?proj(?:ection)?(?:[- ]err(?:or)?s?| rmse| rms| residuals?)",
+        r"re-?projection",
+        r"(?:image|pixel) residuals?",
+        r"(?:rms|rmse|mean|final|pixel)(?: \w+){0,2} (?:error|err|residual)s? (?:in|of) (?:pixels|px)\b",
+        r"(?:error|err|residual)s? in (?:pixels|px)\b",
+        r"pixel errors?")),
+    # round 19: a pose's (or a rigid transform's) error against the ground truth: rotation error in degrees, translation error
+    # in cm or m, the absolute or relative trajectory error
+    ("pose_error", (
+        r"pose err(?:or)?s?",
+        r"(?:rotation(?:al)?|translation(?:al)?|angular|orientation|position) (?:and (?:rotation(?:al)?|translation(?:al)?) )?err(?:or)?s?",
+        r"(?:rotation|translation) (?:and|&|/) (?:rotation|translation) err(?:or)?s?",
+        r"err(?:or)?s? in (?:deg(?:rees?)?|cm|mm|meters|metres|radians|rad)\b",
+        r"(?:deg(?:rees?)?|°) ?/ ?(?:cm|mm|m)\b",
+        r"ground[- ]truth (?:relative )?(?:poses?|transforms?|transformations?|trajector(?:y|ies)|motion|rotations?|translations?)",
+        r"(?:absolute|relative) (?:trajectory|pose) errors?", r"\bate\b", r"\brpe\b",
+        r"(?:lands?|landing|ends? up|come out|comes out) (?:in )?(?:the )?(?:right|correct|wrong) (?:spot|place|pose|position)",
+        r"(?:recovered|estimated|final) (?:camera )?poses? (?:\w+ ){0,3}(?:error|off|accurate|right|correct)")),
+    # round 19: an estimator's robustness to outliers: a share of wrong correspondences or matches injected, the pose or fit
+    # it still recovers under a robust loss (Huber, Cauchy), the contamination rate
+    ("outlier_robustness", (
+        r"(?:\d+ ?%|\d+ percent|a (?:bunch|lot|few) of|some|many|gross) (?:of )?outliers",
+        r"outliers? (?:ratio|rate|fraction|percentage|share|contamination|level)s?",
+        r"contamination (?:rate|ratio|level|fraction)s?",
+        r"(?:corrupt\w*|wrong|bogus|incorrect|bad|spurious|false|fake|mismatched|outlier) (?:feature )?(?:correspondences|matches|associations|data associations|feature pairs|pairs|observations|measurements)",
+        r"(?:inject\w*|mix\w* in|contaminat\w*|corrupt\w*) (?:\w+ ){0,3}(?:outliers?|correspondences|matches|associations|observations)",
+        r"robust (?:loss|kernel|cost|estimator)s?(?! (?:of|for) (?:the )?(?:timing|bench))",
+        r"(?:huber|cauchy|tukey)(?: loss| kernel| cost)?",
+        r"inlier (?:ratio|rate|fraction|count)s?")),
+    # round 19: a matcher's or a nearest-neighbour search's assignments against a reference matcher's (discrete outputs counted
+    # equal or not): the fraction of matches identical, how many assignments differ
+    ("match_agreement", (
+        r"match(?:es|ing)? agreement",
+        r"(?:fraction|share|percent\w*|%|how many|number) of (?:the )?(?:descriptor |feature |nearest[- ]neighbou?r )?(?:matches|correspondences|assignments) (?:\w+ ){0,2}(?:identical|the same|same|different|agree\w*|match\w*|differ\w*)",
+        r"(?:nearest[- ]neighbou?r |knn |descriptor |feature )?(?:assignments|correspondences) (?:\w+ ){0,2}(?:differ|disagree|mismatch|agree|match|identical)\w*",
+        r"(?:same|identical|different|differing|matching) (?:nearest[- ]neighbou?r |descriptor |feature )?(?:correspondences|assignments|matches)",
+        r"(?:gpu|cpu|our|their|the|descriptor|feature|orb|keypoint) matches (?:\w+ )?(?:line up|agree|are identical|differ|match)\w*")),
     # round 16: a backward pass's gradients checked against a reference (autograd, finite differences), each of them
     # (dq, dk, dv; dx, dw): the gradients' error, not the forward output's
     ("grad_check", (  # round 17: gradients said to match or line up, the weight grads against another implementation, derivatives compared
@@ -1372,6 +1440,15 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- against what
     # round 12: serving and sparse/dense solver libraries
     ("vendor_baseline", (  # round 17: CPU signal and math libraries as the baseline (Intel IPP, MKL, FFTW), the
+        # round 19: the solvers and libraries of bundle adjustment and registration (Ceres, g2o, CHOLMOD, GTSAM, Open3D, ORB-SLAM)
+        r"ceres(?:[- ]solver)?",
+        r"g2o",
+        r"cholmod",
+        r"suitesparse",
+        r"gtsam",
+        r"open3d",
+        r"orb-?slam\d?",
+        r"colmap",
         # round 19: graph analytics libraries
         r"gunrock\w*",
         r"cugraph\w*",
