@@ -801,11 +801,11 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # an iterative solver's convergence: residual norms over iterations, backward error, refinement reaching fp64
     ("convergence", (  # round 17: a constraint solver's residual: how far the constrained lengths are from their targets (LINCS, SHAKE)
         # round 19: an iterative solver's iterations per solve asked short (solver iterations, LM or Krylov iterations, its per step, iterations until it settles)
-        r"(?:solver|krylov|gmres|cg|pcg|bicgstab|multigrid|mg|lm|levenberg[- ]marquardt|gauss[- ]newton|newton|outer|inner|linear[- ]solver?)[- ](?:iter(?:ation)?s|iters|its|steps|iter(?:ation)? counts?)",
-        r"how many (?:its|iters?|iterations|steps) (?:is|does|do|did|are) (?:the )?(?:\w+ ){0,3}(?:solves?|solvers?|cg|gmres|krylov|pcg|optimi[sz]ers?|lm)\b",
+        r"(?:solv(?:er)|krylov|gmres|cg|pcg|bicgstab|multigrid|mg|lm|levenberg[- ]marquardt|gauss[- ]newton|newton|outer|inner|linear[- ]solv(?:er|e))[- ](?:iter(?:ation)?s|iters|its|steps|iter(?:ation)? counts?)",
+        r"how many (?:its|iters?|iterations|steps) (?:is|does|do|did|are) (?:the )?(?:\w+ ){0,3}(?:solv(?:es?|ers?)|cg|gmres|krylov|pcg|optimi[sz]ers?|lm)\b",
         r"how many (?:[\w-]+ ){0,2}(?:iterations|iters) (?:does|do|did|will) (?:the )?(?:[\w-]+ ){0,6}(?:need|require)",
         r"(?:iters?|iterations?|its|steps) (?:till|until|to|before) (?:it |the \w+ )?(?:settles?|converges?|stops?|plateaus?|stalls?)",
-        r"count(?:ed|ing)? the (?:outer |inner |solver |lm |krylov )?iterations",
+        r"count(?:ed|ing)? the (?:outer |inner |solv(?:er) |lm |krylov )?iterations",
         # round 18: a Monte Carlo error's decay with the path or sample count (the 1/sqrt(n) rate, a log-log slope)
         r"(?:error|err)s? (?:\w+ ){0,3}(?:against|vs\.?|versus) (?:the )?(?:path count|n|number of (?:paths|samples)|sample count)",
         r"(?:error|err) (?:go(?:es)? down|shrinks?|falls?|decreas\w*|decays?)(?: \w+){0,4} (?:1 ?/ ?sqrt|as|like|with|when)",
@@ -1441,7 +1441,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 12: serving and sparse/dense solver libraries
     ("vendor_baseline", (  # round 17: CPU signal and math libraries as the baseline (Intel IPP, MKL, FFTW), the
         # round 19: the solvers and libraries of bundle adjustment and registration (Ceres, g2o, CHOLMOD, GTSAM, Open3D, ORB-SLAM)
-        r"ceres(?:[- ]solver)?",
+        r"ceres(?:[- ]solv(?:er))?",
         r"g2o",
         r"cholmod",
         r"suitesparse",
