@@ -197,7 +197,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"(?:factori[sz]ation|decomposition|triangular solves?|back[- ]?substitution) (?:ms|us|µs|time|timing|cost|share|runtime)\b",
         r"how (?:long|much time) (?:does|do|is|are) (?:the )?(?:sparse |dense |supernodal )?(?:cholesky|chol|ldlt?|lu|qr|factori[sz]ation|decomposition|triangular solves?)",
         # round 19: a model's named components timed (the physics, its parameterisations, radiation, the dynamics), a phase timed alone, just one part timed, a step profiled on its own
-        r"(?:column |model |the )?(?:physics|parameteri[sz]ations?|radiation|microphysics|convection scheme|dycore|dynamics)(?: \w+){0,2} (?:speedup|time|timing|cost|costs|share|runtime|takes?|taking|ms|per (?:time ?step|step))\b",
+        r"(?:column |model |the )?(?:physics|parameteri[sz]ations?|radiation|microphysics|convection scheme|dycore|dynamics)(?: \w+){0,2} (?:speedup|time(?! ?steps?)|timing|cost|costs|share|runtime|takes?|taking|ms|per (?:time ?step|step))\b",
         r"how (?:long|much time) (?:does|do|is|are) (?:the )?(?:column |model )?(?:physics|parameteri[sz]ations?|radiation|microphysics|dycore|dynamics)",
         r"(?:time|timed|timing|measure\w*|profile\w*|bench\w*) (?:the |just the |only the )?(?:[\w-]+ ){0,3}(?:alone|by (?:itself|themselves)|in isolation)",
         r"(?:time|timed|timing|measure\w*|profile\w*) (?:just|only) the (?!(?:[\w-]+ ){0,2}(?:kernels?|calls?|launch\w*)\b)[\w -]{1,60}",
@@ -954,7 +954,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # rounding): the error asked at each length, on the longest inputs, at a large size
     ("error_growth", (
         # round 19: a difference between two model runs as it grows with simulated time: by day, at days N, beyond day N, round-off differences grown
-        r"(?:differences?|diffs?|errors?|errs?|rmse|rms(?:[- ]difference)?|root[- ]mean[- ]square(?: difference| error)?|deviations?)\w*(?: in [\w -]{1,30}?)? (?:by|per|at each|for each|every|vs\.?|over|against|with) (?:forecast |lead |simulated )?(?:days?|lead ?times?|forecast hours?|hours?)\b",
+        r"(?:differences?|diffs?|errors?|errs?|rmse|rms(?:[- ]difference)?|root[- ]mean[- ]square(?: difference| error)?|deviations?)\b[^?.!\n]{0,50}? (?:by|at each|for each|every|vs\.?|over|against) (?:forecast |lead |simulated )?(?:days?|lead ?times?|forecast hours?)\b",
         r"(?:rms|rmse|root[- ]mean[- ]square)(?: difference| error)?[^?.!\n]{0,120}\bat days? \d+(?:,? (?:and )?\d+)+",
         r"days? ?-?\d+ (?:rmse|rms(?: error| difference)?|errors?|differences?|diffs?|anomal\w*)",
         r"(?:beyond|past) (?:forecast )?day \d+",
@@ -994,13 +994,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"err(?:or)?s? in (?:deg(?:rees?)?|cm|mm|meters|metres|radians|rad)\b",
         r"(?:deg(?:rees?)?|°) ?/ ?(?:cm|mm|m)\b",
         r"ground[- ]truth (?:relative )?(?:poses?|transforms?|transformations?|trajector(?:y|ies)|motion|rotations?|translations?)",
-        r"(?:absolute|relative) (?:trajectory|pose) errors?", r"\bate\b", r"\brpe\b",
+        r"(?:absolute|relative) (?:trajectory|pose) errors?", r"rpe",
+        r"(?:rotation(?:al)?|translation(?:al)?|pose|trajectory) drift",
         r"(?:lands?|landing|ends? up|come out|comes out) (?:in )?(?:the )?(?:right|correct|wrong) (?:spot|place|pose|position)",
         r"(?:recovered|estimated|final) (?:camera )?poses? (?:\w+ ){0,3}(?:error|off|accurate|right|correct)")),
     # round 19: an estimator's robustness to outliers: a share of wrong correspondences or matches injected, the pose or fit
     # it still recovers under a robust loss (Huber, Cauchy), the contamination rate
     ("outlier_robustness", (
-        r"(?:\d+ ?%|\d+ percent|a (?:bunch|lot|few) of|some|many|gross) (?:of )?outliers",
+        r"(?:\d+ ?%|\d+ percent|gross) (?:of )?outliers",
         r"outliers? (?:ratio|rate|fraction|percentage|share|contamination|level)s?",
         r"contamination (?:rate|ratio|level|fraction)s?",
         r"(?:corrupt\w*|wrong|bogus|incorrect|bad|spurious|false|fake|mismatched|outlier) (?:feature )?(?:correspondences|matches|associations|data associations|feature pairs|pairs|observations|measurements)",
@@ -1012,7 +1013,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # equal or not): the fraction of matches identical, how many assignments differ
     ("match_agreement", (
         r"match(?:es|ing)? agreement",
-        r"(?:fraction|share|percent\w*|%|how many|number) of (?:the )?(?:descriptor |feature |nearest[- ]neighbou?r )?(?:matches|correspondences|assignments) (?:\w+ ){0,2}(?:identical|the same|same|different|agree\w*|match\w*|differ\w*)",
+        r"(?:(?:fraction|share|percent\w*|%|number) of|how many(?: of)?) (?:the )?(?:descriptor |feature |nearest[- ]neighbou?r )?(?:matches|correspondences|assignments) (?:\w+ ){0,2}(?:identical|the same|same|different|agree\w*|match\w*|differ\w*)",
         r"(?:nearest[- ]neighbou?r |knn |descriptor |feature )?(?:assignments|correspondences) (?:\w+ ){0,2}(?:differ|disagree|mismatch|agree|match|identical)\w*",
         r"(?:same|identical|different|differing|matching) (?:nearest[- ]neighbou?r |descriptor |feature )?(?:correspondences|assignments|matches)",
         r"(?:gpu|cpu|our|their|the|descriptor|feature|orb|keypoint) matches (?:\w+ )?(?:line up|agree|are identical|differ|match)\w*")),
@@ -1345,7 +1346,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("load_skew", (  # round 17: experts' or ranks' load: the busiest against the average, tokens per expert, one getting hammered
         # round 19: work spread over the SMs (or blocks, warps, ranks): the max against the mean, SMs that finish long after the rest or idle on the tail, the balance across them, the skew from long rows
         r"(?:max(?:imum)?|busiest|slowest) (?:to|/|over|vs\.?|against) (?:the )?(?:mean|average|avg|min(?:imum)?)(?: [\w.]+){0,3} (?:across|over|per|between|among|of) (?:the |all )?(?:\d+ )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|experts|workers|partitions)",
-        r"(?:per[- ]sm|sm__cycles_active)[\w.]* (?:\w+ ){0,3}(?:min|max|mean|avg|spread|balance|imbalance|variation)",
+        r"(?:per[- ]sm|sm__cycles_active)[\w.]*(?: \w+){0,3} (?:min|max|mean|avg|spread|balance|imbalance|variation|uneven\w*)",
+        r"(?:min|max|mean|spread|imbalance|balance)(?: \w+){0,3} (?:of|in|across) (?:the )?per[- ]sm",
         r"(?:some|a few|one|any|several) (?:of the )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|workers) (?:still )?(?:finish\w*|end\w*|complet\w*|run\w*|tak\w*) (?:long |much |well |way )?(?:after|later than|longer than) (?:the )?(?:rest|others|other ones)",
         r"(?:sms|ctas|warps|ranks|gpus|workers)[^?.!\n]{0,20}(?:sitting |sit |are |r |left |go(?:ing)? )?idle (?:\w+ )?(?:waiting )?(?:on|for) (?:the )?(?:tail|stragglers?|slowest|last (?:one|block|warp|row)s?)",
         r"(?:load |work )?balance (?:across|over|between|among) (?:the |all )?(?:\d+ )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|experts|shards|partitions|workers)",
@@ -1374,12 +1376,14 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # often it is rebuilt
     ("rebuild_cost", (
         # round 19: building the structure a kernel works on once: a format's conversion (CSR to a blocked format), a preprocessing step, and how many calls it takes to pay off
-        r"(?:format |layout )?conversion (?:overhead|cost|time)s?",
+        r"(?:format|layout|matrix|graph|sparse|csr|bsr|ell|coo|blocked) conversion(?: (?:overhead|cost|time)s?)?",
+        r"(?<!fp32 )(?<!fp16 )(?<!bf16 )(?<!fp8 )(?<!int8 )(?<!dtype )(?<!type )(?<!precision )(?<!unit )conversion (?:overhead|cost|time)s?",
+        r"(?:rcm |vertex |graph |matrix )?reorder(?:ing)? (?:cost|time|overhead)s?",
         r"(?:csr|coo|csc|ell|bsr|sell|hyb|dense|sparse)[- ]?(?:to|2)[- ]?(?:csr|coo|csc|ell|bsr|sell|hyb|blocked|tiled)(?: format)? (?:conversion|convert\w*|transform\w*|build\w*)",
         r"preprocess\w* (?:step|cost|time|overhead|pass|phase)s?",
-        r"reformat\w*",
+        r"(?:the |a )reformat(?:ting)?(?: step| pass)?(?: \w+){0,2} (?:eat\w*|cost\w*|takes?|taking|time|overhead)",
         r"setup cost of (?:building|converting|constructing|creating|preparing)",
-        r"(?:how many (?:calls|iterations|multiplies|spmvs|launches|uses|steps)) (?:it )?(?:takes? )?(?:to|before it|until it) (?:pays? off|amorti[sz]e|breaks? even)",
+        r"(?:how many (?:\w+ )?(?:calls|iterations|multiplies|spmvs|launches|uses|steps|runs)) (?:it )?(?:takes? )?(?:to|before it|until it) (?:pays? off|amorti[sz]e|breaks? even)",
         r"amorti[sz]\w* (?:the |its |that )?(?:conversion|preprocessing|setup|build|construction)\w*",
         r"(?:neighbou?r|nbr|pair|verlet|cell)[- ]?lists? (?:re-?builds?|builds?|construction|updates?|search) (?:costs?|time|takes?|overhead|share)",
         r"how (?:long|much time) (?:does|do) (?:the |one |a )?(?:neighbou?r|nbr|pair|verlet|cell)[- ]?lists? (?:re-?)?build",

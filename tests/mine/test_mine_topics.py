@@ -1169,3 +1169,166 @@ def test_round_18_words_keep_their_first_sense():
     assert "workspace_memory" in topics("how much workspace does cuBLASLt need?")
     assert "vendor_baseline" in topics("how does it compare to cuBLAS?")
     assert "edge_shapes" in topics("odd sizes like 1023 pass?")
+
+
+# round 19: the measurements of attention kernels, sparse and graph kernels, a climate model's dynamical core and visual
+# SLAM, written from the domains (what an attention-kernel engineer, a sparse/graph-kernel engineer, a climate modeller or
+# a SLAM engineer names), not the planted askings
+@pytest.mark.parametrize("text,topic", [
+    # attention kernels
+    ("bwd worst abs diff on dV against fp32?", "grad_check"),
+    ("backward max error of the varlen kernel?", "grad_check"),
+    ("seqlens that are neither a multiple of 64 nor of 128, still right?", "edge_shapes"),
+    ("does it handle a causal mask boundary that falls in the middle of a tile?", "edge_shapes"),
+    ("mid-tile window edges handled?", "edge_shapes"),
+    ("lse error on really long rows vs fp64?", "error_growth"),
+    ("how far off is the output at seq_len 262144?", "error_growth"),
+    ("256k-token error against a float64 softmax?", "error_growth"),
+    ("decode latency at batch 1 vs FlashInfer?", "absolute_time"),
+    ("prefill kernel latency for 8k prompts?", "absolute_time"),
+    ("median kernel duration for the paged path?", "absolute_time"),
+    ("are the dK values identical to the last bit across runs?", "determinism"),
+    ("grads identical from run to run with the split-KV combine?", "determinism"),
+    ("what share of the tiles fall on padded positions?", "padding_waste"),
+    ("how much compute goes to pad tokens in the packed batch?", "padding_waste"),
+    ("count the CTAs that are entirely padding", "padding_waste"),
+    # sparse and graph kernels
+    ("GTEPS on kron_g500-logn20?", "work_rate"),
+    ("MTEPS for the delta-stepping SSSP?", "work_rate"),
+    ("edges traversed per second vs cuGraph?", "work_rate"),
+    ("is the BFS faster than Gunrock on road networks?", "vendor_baseline"),
+    ("how long does the CSR to ELL conversion take?", "rebuild_cost"),
+    ("how many SpMV calls to amortize the preprocessing?", "rebuild_cost"),
+    ("RCM reordering cost against one multiply?", "rebuild_cost"),
+    ("max/mean of the per-SM active cycles?", "load_skew"),
+    ("do some SMs finish long after the others?", "load_skew"),
+    ("stragglers at the end of the merge-path kernel?", "load_skew"),
+    ("how evenly is the work spread across the SMs?", "load_skew"),
+    ("stored entries over nnz for the ELL version?", "padding_waste"),
+    ("how many explicit zeros does the 4x4 BSR store?", "padding_waste"),
+    ("self-loops and duplicate edges handled?", "input_values"),
+    ("does it work on an unsorted adjacency list?", "input_values"),
+    ("raw edge list without dedup, same triangle count?", "input_values"),
+    ("max abs and L2 differences of the rank vector vs the CPU?", "error_size"),
+    ("largest per-vertex discrepancy against networkx?", "error_size"),
+    ("do the pagerank scores match the reference?", "error_size"),
+    ("how many lanes per warp are actually active on short rows?", "divergence"),
+    ("did you divide the bytes by the kernel time?", "bandwidth_achieved"),
+    # a climate model's dynamical core
+    ("dry mass drift over 100 days?", "mass_drift"),
+    ("is the total mass conserved to round-off?", "mass_drift"),
+    ("global tracer mass budget against the Fortran run?", "mass_drift"),
+    ("surface pressure integrated over the globe, day 0 vs day 50?", "mass_drift"),
+    ("is the total energy budget closed?", "energy_drift"),
+    ("energy trend in W/m2 per year?", "energy_drift"),
+    ("global energy integral drift vs the CPU model?", "energy_drift"),
+    ("SYPD at 25 km on 64 GPUs?", "work_rate"),
+    ("simulated years per day vs the CPU partition?", "work_rate"),
+    ("model days per wall-clock day?", "work_rate"),
+    ("time to solution for the 100-year run?", "work_rate"),
+    ("halo exchange time per step?", "overlap"),
+    ("ghost cell update cost on 16 GPUs?", "overlap"),
+    ("RMSE against the CPU run by lead time?", "error_growth"),
+    ("does the GPU forecast diverge from the CPU one after day 5?", "error_growth"),
+    ("Krylov iterations per solve vs the CPU?", "convergence"),
+    ("how many GMRES iterations does the Helmholtz solve need?", "convergence"),
+    ("CG iteration count per timestep?", "convergence"),
+    ("radiation time per step on the GPU?", "phase_cost"),
+    ("how long do the physics parameterizations take?", "phase_cost"),
+    ("microphysics speedup vs Fortran?", "phase_cost"),
+    ("does it stay stable with real topography?", "input_values"),
+    ("only tested on the aquaplanet?", "input_values"),
+    ("anything beyond the idealized cases?", "input_values"),
+    # visual SLAM and registration
+    ("mean reprojection error in px after BA?", "reprojection_error"),
+    ("reproj RMSE vs Ceres?", "reprojection_error"),
+    ("image residuals after the last LM step?", "reprojection_error"),
+    ("relative pose error on TUM fr1/desk?", "pose_error"),
+    ("rotation error in degrees after ICP?", "pose_error"),
+    ("translation drift over the KITTI sequence?", "pose_error"),
+    ("inlier ratio with 40% outliers?", "outlier_robustness"),
+    ("Huber vs Cauchy under gross outliers?", "outlier_robustness"),
+    ("robust to corrupted correspondences?", "outlier_robustness"),
+    ("how many matches differ from OpenCV's BFMatcher?", "match_agreement"),
+    ("kNN assignments identical to the brute-force search?", "match_agreement"),
+    ("same correspondences as the CPU matcher?", "match_agreement"),
+    ("Hessian mismatch vs Ceres?", "error_size"),
+    ("Schur complement diff vs g2o?", "error_size"),
+    ("JᵀJ entries compared element by element?", "error_size"),
+    ("Cholesky factorization time per iteration?", "phase_cost"),
+    ("how long does the LDLT take per LM step?", "phase_cost"),
+    ("how many frames exceed 33 ms?", "deadline_misses"),
+    ("missed the 16 ms frame budget anywhere?", "deadline_misses"),
+    ("distribution of per-frame latencies over the sequence?", "latency_tail"),
+    ("latency on the Jetson Orin Nano?", "other_device"),
+    ("which nvpmodel power mode was it in?", "other_device"),
+    ("does it run fine on the embedded board?", "other_device"),
+    ("pinned or pageable buffers for the uploads?", "transfers"),
+    ("copy time per frame in the trace?", "transfers"),
+])
+def test_round_19_vocabulary_names_its_measurement(text, topic):
+    assert topic in topics(text), (text, topics(text))
+
+
+@pytest.mark.parametrize("text,topic", [
+    # a solve's maximum backward error is an error's size, no gradients checked
+    ("what's the maximum backward error of the LU solve?", "grad_check"),
+    # padding the shared tile against bank conflicts is no padding waste
+    ("pad the smem tile to 33 columns?", "padding_waste"),
+    # a percentile of the decode latency is its distribution, no single time
+    ("decode latency p99 across requests?", "absolute_time"),
+    # a dtype's conversion and reformatting code are no format built once
+    ("fp32 to bf16 conversion cost in the epilogue?", "rebuild_cost"),
+    ("reformat the code before the commit", "rebuild_cost"),
+    # a mass matrix or a centre of mass is no conserved mass drifting
+    ("mass matrix assembly time?", "mass_drift"),
+    ("centre of mass of the protein", "mass_drift"),
+    # a model's temperature field is no GPU temperature; a cluster's node allocation no memory allocated
+    ("the temperature field's bias against the reanalysis", "clocks"),
+    ("the 20-node CPU allocation", "workspace_memory"),
+    # the spread of an ensemble is the envelope a port is compared within, no timing's spread
+    ("compared with the ensemble spread of the CPU model", "noise"),
+    # forecasts that diverge drift apart, no warps diverging
+    ("does the GPU forecast diverge from the CPU one after day 5?", "divergence"),
+    # a boundary-update kernel is no halo exchange, a dynamics time step no phase's time
+    ("the boundary update kernel runs on a second stream", "overlap"),
+    ("the dynamics time step is 150 s", "phase_cost"),
+    # an error of a timing measured by two tools is no growth over days
+    ("host latency vs the ncu duration: how far apart are they?", "error_growth"),
+    # the projection of the weights is no reprojection; a verb 'ate' is no trajectory error
+    ("is the projection of the weights fused?", "reprojection_error"),
+    ("the memcpy ate half the frame", "pose_error"),
+    # outliers in a timing are noise's, no contaminated data
+    ("some outliers in the timing, rerun?", "outlier_robustness"),
+    # a graph run one full CG iteration long is no iteration count
+    ("nsys timeline of one full cg iteration", "convergence"),
+    # a processing pipeline run end to end is a program, no software pipelining
+    ("replay the sequence through the pipeline and report the time per image", "overlap"),
+])
+def test_round_19_words_do_not_name_a_measurement_in_another_sense(text, topic):
+    assert topic not in topics(text), (text, topics(text))
+
+
+def test_round_19_words_keep_their_first_sense():
+    assert "clocks" in topics("GPU temperature while timing?")
+    assert "noise" in topics("spread across repeated runs?")
+    assert "noise" in topics("any outliers in the timings?")
+    assert "workspace_memory" in topics("any allocation inside the kernel?")
+    assert "timer" in topics("wall-clock time of the step?")
+    assert "convergence" in topics("the residual norm per iteration?")
+    assert "score_agreement" in topics("do the alignment scores agree with SSW?")
+    assert "error_size" in topics("does the output match the reference?")
+    assert "input_values" in topics("ties in the top-k handled?")
+    assert "overlap" in topics("is the software pipelining hiding the loads?")
+    assert "divergence" in topics("are the warps diverging on the branch?")
+    assert "vendor_baseline" in topics("faster than cuSPARSE?")
+    assert "atomics" in topics("how much atomic contention on the hub vertices?")
+
+
+def test_round_19_words_are_not_respelt_into_the_new_table_words():
+    # "cleaning", "wasted", "ported", "planets", "topography" and "solver" joined the table: the words one edit away
+    # stay themselves ("solwer" is a typo of "slower" and of "solver", and stays as typed)
+    for word in ("clearing", "cleared", "wanted", "posted", "planes", "typography", "buried"):
+        assert respelled(word) == word
+    assert respelled("physcs") == "physics"
+    assert "cache_state" in topics("r u clearing l2 b/w iters?")
