@@ -572,5 +572,7 @@ REAL_WORDS: frozenset[str] = frozenset((
     "implication", "implications", "accent", "accents", "converse", "converted", "converter", "converters", "decide",
     "decided", "decider", "decides", "modeled", "neural", "warned",
     # round 19: words one edit from a word of round 19's ("cleaning", "wasted")
-    "clearing", "cleared", "clears", "wanted", "planes", "posted", "typography",
+    "clearing", "cleared", "clears", "wanted", "planes", "posted", "typography", "connection", "connections", "cloned",
+    "multipliers", "protection", "restate", "restating", "spares", "tracing", "tracker", "trackers", "waited", "washes",
+    "animals",
 ))

@@ -604,8 +604,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("other_device", (
         r"jetson\w*", r"(?:agx )?orin(?: nano| nx)?", r"xavier", r"tegra", r"nvpmodel", r"maxn", r"power modes?",
         r"embedded (?:board|gpu|device|target|platform|soc)s?", r"edge (?:device|gpu|board)s?",
-        r"(?:port|ported|porting|run|runs|running|ran)\w* (?:fine |well |ok )?(?:on|to) (?:the |an? )?(?:embedded|edge) (?:boards?|gpus?|devices?|targets?|platforms?)",
-        r"(?:extrapolat\w*|infer\w*|guess\w*|scal\w*) from (?:the )?(?:datacenter|data[- ]center|h\d00|server|desktop) (?:numbers|gpu|card|results|timings?)")),
+        r"(?:port(?:ed|ing)?|run|runs|running|ran) (?:fine |well |ok )?(?:on|to) (?:the |an? )?(?:embedded|edge) (?:boards?|gpus?|devices?|targets?|platforms?)",
+        r"(?:extrapolat\w*|infer\w*|guess\w*|scal\w*) from (?:the )?(?:data[- ]?cent(?:er|re)|h\d00|serv(?:er)|desktop) (?:numbers|gpu|card|results|timings?)")),
     ("block_clusters", (r"thread ?block clusters?", r"cluster (?:size|dims?|launch)", r"distributed shared memory", r"dsmem", r"multicast")),
     ("gpu_contention", (r"(?:anyone|anybody|someone|somebody) else(?:'?s)? (?:\w+ )?(?:on|using|running|sharing)",
                         r"(?:someone|somebody|some\w*) (?:else'?s? )?(?:jobs?|processes|training|stuff|work|runs?) (?:is |was |were )?(?:eating|using|running|hogging|on)",
@@ -784,7 +784,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # (its tail and percentiles, time to first token, inter-token latency), not a timing's run-to-run spread
     ("latency_tail", (  # round 17: a high percentile or the worst share of per-block times; the tail measured
         # round 19: the distribution of a per-frame or per-image processing time; the worst frames; the tail asked of such a time
-        r"(?:distribution|histogram|cdf) of (?:the )?(?:per[- ](?:frame|image|request|step|call) )?(?:processing |frame |tracking |end-to-end )?(?:times?|latenc(?:y|ies))(?: per (?:frame|image|request|step))?",
+        r"(?:distribution|histogram|cdf) of (?:the )?(?:per[- ](?:frame|image|request|step|call) )?(?:processing |frame |track(?:ing) |end-to-end )?(?:times?|latenc(?:y|ies))(?: per (?:frame|image|request|step))?",
         r"worst (?:\d+ |few |handful of )?(?:frames|images|requests|steps|iterations|blocks)",
         r"(?:what(?:'s| does)?|whats|how(?:'s| does)?) (?:the )?tail look",
         r"(?:99|99\.9|99\.99|95|90)th (?:%ile|percentile|pct|pctl)",
@@ -956,10 +956,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         # round 19: a difference between two model runs as it grows with simulated time: by day, at days N, beyond day N, round-off differences grown
         r"(?:differences?|diffs?|errors?|errs?|rmse|rms(?:[- ]difference)?|root[- ]mean[- ]square(?: difference| error)?|deviations?)\b[^?.!\n]{0,50}? (?:by|at each|for each|every|vs\.?|over|against) (?:forecast |lead |simulated )?(?:days?|lead ?times?|forecast hours?)\b",
         r"(?:rms|rmse|root[- ]mean[- ]square)(?: difference| error)?[^?.!\n]{0,120}\bat days? \d+(?:,? (?:and )?\d+)+",
-        r"days? ?-?\d+ (?:rmse|rms(?: error| difference)?|errors?|differences?|diffs?|anomal\w*)",
+        r"days? ?-?\d+ (?:rmse|rms(?: error| difference)?|errors?|differences?|diffs?)",
         r"(?:beyond|past) (?:forecast )?day \d+",
         r"(?:round-?off|rounding)(?: differences?| errors?)? (?:should |would |will |could )?(?:have |has )?(?:gr[eo]wn|grow\w*|amplif\w*)",
-        r"how far apart (?:r |are |is )?(?:the )?(?:gpu|cpu|two|both|runs?|models?|forecasts?|trajectories|ports?)\b[^?.!\n]{0,40}\b(?:by|after|at|beyond) day",
+        r"how far apart (?:r |are |is )?(?:the )?(?:gpu|cpu|two|both|runs?|model(?:s)?|forecasts?|trajectories|ports?)\b[^?.!\n]{0,40}\b(?:by|after|at|beyond) day",
         r"drift apart",
         # round 19: an error on very long rows or sequences (either order), an error at a length of 100k or more ('128k row error')
         r"(?:err\w*|drift\w*|deviation\w*|discrepanc\w*|mismatch\w*|how far off)\b[^?!\n]{0,60}\b(?:on|at|for|with|of) (?:a |the )?(?:single )?(?:super|really|very|extremely|ultra)[- ]long (?:rows?|sequences?|seqs?|inputs?|contexts?|arrays?|vectors?|scans?)",
@@ -980,7 +980,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the observations, asked apart from the poses' error against ground truth
     ("reprojection_error", (
         r"re-?proj(?:ection)?(?:[- ]err(?:or)?s?| rmse| rms| residuals?)",
-        r"re-?projection",
+        r"re-?proj(?:ection)",
         r"(?:image|pixel) residuals?",
         r"(?:rms|rmse|mean|final|pixel)(?: \w+){0,2} (?:error|err|residual)s? (?:in|of) (?:pixels|px)\b",
         r"(?:error|err|residual)s? in (?:pixels|px)\b",
@@ -1078,7 +1078,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 12: a result reproducible across launches
     ("determinism", (  # round 17: an output hashed on every run; runs from the same input or seed compared bit
         # round 19: two identical runs diffed; a port or a model version said to be reproducible (its outputs)
-        r"diff\w* (?:two|both|the two|2) (?:identical |repeated |consecutive |back-to-back )?(?:runs|outputs?|results?|restarts?|restart files)",
+        r"diff\w* (?:two|both|the two|2) (?:identical |repeated |consecutive |back-to-back )?(?:runs|outputs?|results?|re-?start(?:s| files)?)",
         r"(?:version|port|model|simulation|code) (?:is|was|stays|remains) (?:bit(?:wise)?[- ])?reproducible",
         # round 19: identical to the last bit; gradients identical run to run
         r"(?:reproducib\w*|identical|the same|same|match\w*|bitwise) (?:to|down to|in|at) the last bit",
@@ -1306,7 +1306,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("input_values", (  # round 17: inputs on which a factorisation fails: indefinite, not positive definite, singular; the info it returns
         # round 19: inputs beyond an idealised test case: real orography or terrain against an aquaplanet, steep mountains
         r"(?:real|realistic|actual|true)[- ](?:world[- ])?(?:orography|topography|terrain|topo)",
-        r"aqua-?planets?",
+        r"aqua-?planet(?:s)?",
         r"(?:steep|high|real) (?:mountains|terrain|orography|topography)",
         r"(?:idealized|idealised) (?:cases?|tests?|setups?|configurations?|runs?)",
         # round 19: a graph's dirty inputs: self-loops, duplicate edges, unsorted adjacency lists, an edge list not cleaned
@@ -1348,7 +1348,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"(?:max(?:imum)?|busiest|slowest) (?:to|/|over|vs\.?|against) (?:the )?(?:mean|average|avg|min(?:imum)?)(?: [\w.]+){0,3} (?:across|over|per|between|among|of) (?:the |all )?(?:\d+ )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|experts|workers|partitions)",
         r"(?:per[- ]sm|sm__cycles_active)[\w.]*(?: \w+){0,3} (?:min|max|mean|avg|spread|balance|imbalance|variation|uneven\w*)",
         r"(?:min|max|mean|spread|imbalance|balance)(?: \w+){0,3} (?:of|in|across) (?:the )?per[- ]sm",
-        r"(?:some|a few|one|any|several) (?:of the )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|workers) (?:still )?(?:finish\w*|end\w*|complet\w*|run\w*|tak\w*) (?:long |much |well |way )?(?:after|later than|longer than) (?:the )?(?:rest|others|other ones)",
+        r"(?:some|a few|one|any|several) (?:of the )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|workers) (?:still )?(?:finish\w*|end\w*|complet\w*|run\w*|tak\w*) (?:long |much |well |way )?(?:after|later than|long(?:er) than) (?:the )?(?:rest|others|other ones)",
         r"(?:sms|ctas|warps|ranks|gpus|workers)[^?.!\n]{0,20}(?:sitting |sit |are |r |left |go(?:ing)? )?idle (?:\w+ )?(?:waiting )?(?:on|for) (?:the )?(?:tail|stragglers?|slowest|last (?:one|block|warp|row)s?)",
         r"(?:load |work )?balance (?:across|over|between|among) (?:the |all )?(?:\d+ )?(?:sms|ctas|thread ?blocks|warps|ranks|gpus|experts|shards|partitions|workers)",
         r"stragglers?",
