@@ -801,7 +801,8 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # an iterative solver's convergence: residual norms over iterations, backward error, refinement reaching fp64
     ("convergence", (  # round 17: a constraint solver's residual: how far the constrained lengths are from their targets (LINCS, SHAKE)
         # round 19: an iterative solver's iterations per solve asked short (solver iterations, LM or Krylov iterations, its per step, iterations until it settles)
-        r"(?:solv(?:er)|krylov|gmres|cg|pcg|bicgstab|multigrid|mg|lm|levenberg[- ]marquardt|gauss[- ]newton|newton|outer|inner|linear[- ]solv(?:er|e))[- ](?:iter(?:ation)?s|iters|its|steps|iter(?:ation)? counts?)",
+        r"(?:solv(?:er)|krylov|gmres|cg|pcg|bicgstab)[- ](?:iter(?:ation)?s|iters|its|steps|iter(?:ation)? counts?)",
+        r"(?:multigrid|mg|lm|levenberg[- ]marquardt|gauss[- ]newton|newton|outer|inner|linear[- ]solv(?:er|e))[- ](?:iter(?:ation)?s|iters|its|steps|iter(?:ation)? counts?)",
         r"how many (?:its|iters?|iterations|steps) (?:is|does|do|did|are) (?:the )?(?:\w+ ){0,3}(?:solv(?:es?|ers?)|cg|gmres|krylov|pcg|optimi[sz]ers?|lm)\b",
         r"how many (?:[\w-]+ ){0,2}(?:iterations|iters) (?:does|do|did|will) (?:the )?(?:[\w-]+ ){0,6}(?:need|require)",
         r"(?:iters?|iterations?|its|steps) (?:till|until|to|before) (?:it |the \w+ )?(?:settles?|converges?|stops?|plateaus?|stalls?)",
@@ -1001,7 +1002,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # round 19: an estimator's robustness to outliers: a share of wrong correspondences or matches injected, the pose or fit
     # it still recovers under a robust loss (Huber, Cauchy), the contamination rate
     ("outlier_robustness", (
-        r"(?:\d+ ?%|\d+ percent|gross) (?:of )?outliers",
+        r"\d+ ?(?:%|percent) (?:of )?outliers", r"gross outliers",
         r"outliers? (?:ratio|rate|fraction|percentage|share|contamination|level)s?",
         r"contamination (?:rate|ratio|level|fraction)s?",
         r"(?:corrupt\w*|wrong|bogus|incorrect|bad|spurious|false|fake|mismatched|outlier) (?:feature )?(?:correspondences|matches|associations|data associations|feature pairs|pairs|observations|measurements)",
