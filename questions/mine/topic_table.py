@@ -1377,7 +1377,7 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # often it is rebuilt
     ("rebuild_cost", (
         # round 19: building the structure a kernel works on once: a format's conversion (CSR to a blocked format), a preprocessing step, and how many calls it takes to pay off
-        r"(?:format|layout|matrix|graph|sparse|csr|bsr|ell|coo|blocked) conversion(?: (?:overhead|cost|time)s?)?",
+        r"(?:format|layout|matrix|graph|sparse|csr|bsr|ell|coo|blocked) conversion (?:overhead|cost|time)s?",
         r"(?<!fp32 )(?<!fp16 )(?<!bf16 )(?<!fp8 )(?<!int8 )(?<!dtype )(?<!type )(?<!precision )(?<!unit )conversion (?:overhead|cost|time)s?",
         r"(?:rcm |vertex |graph |matrix )?reorder(?:ing)? (?:cost|time|overhead)s?",
         r"(?:csr|coo|csc|ell|bsr|sell|hyb|dense|sparse)[- ]?(?:to|2)[- ]?(?:csr|coo|csc|ell|bsr|sell|hyb|blocked|tiled)(?: format)? (?:conversion|convert\w*|transform\w*|build\w*)",
@@ -1445,11 +1445,10 @@ TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # -- against what
     # round 12: serving and sparse/dense solver libraries
     ("vendor_baseline", (  # round 17: CPU signal and math libraries as the baseline (Intel IPP, MKL, FFTW), the
-        # round 19: the solvers and libraries of bundle adjustment and registration (Ceres, g2o, CHOLMOD, GTSAM, Open3D, ORB-SLAM)
+        # round 19: the solvers and libraries of bundle adjustment and registration (Ceres, g2o, CHOLMOD, GTSAM, Open3D, ORB-SLAM; not SuiteSparse, a matrix collection as often as a library)
         r"ceres(?:[- ]solv(?:er))?",
         r"g2o",
         r"cholmod",
-        r"suitesparse",
         r"gtsam",
         r"open3d",
         r"orb-?slam\d?",
