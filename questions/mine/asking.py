@@ -165,7 +165,7 @@ def is_interrogative(sentence: str) -> bool:
         if _CHECK_IN.match(rest):  # a commit ("can you check in the fix so we know it's saved?")
             return False
         return bool(_MEASURING.match(rest) or (_ASK_VERBS.match(m.group(1)) and _asks_within(rest))
-                    or (m.group(1) == "see" and (MEASURABLE.search(rest) or topics(rest)))
+                    or (m.group(1) in ("see", "share") and (MEASURABLE.search(rest) or topics(rest)))
                     or re.fullmatch(r"(?:verify|check|confirm|prove)(?:\s+(?:it|that|this))?\W*", rest) is not None
                     or (MEASURE_VERB.match(rest) is not None and measurement_order(rest))
                     or _REPORT_BACK.search(rest) or _AND_MEASURE.search(rest))
@@ -177,6 +177,7 @@ def is_interrogative(sentence: str) -> bool:
         if _REQUEST.match(rest):  # "when you're done could you push the branch?": the request decides
             return False
     if ((_WH.match(core) and (not _WH_CLAUSE.match(core) or _HOW_ASKED.match(core) and s.endswith("?")))
+            or (_PREP_WH.match(core) and s.endswith("?"))
             or (_AUX_Q.match(core) and not _AUX_NOT_Q.match(core) and (s.endswith("?") or not _HAVE_DO.match(core)))
             or _CAN_Q.match(core) or _DO_Q.match(core) or _INDIRECT_Q.match(core)):
         return True
@@ -217,6 +218,10 @@ def is_interrogative(sentence: str) -> bool:
 #: "how the time per step grows when we go from 10k to 1m atoms?": the clause is the question (not
 #: "how the cache works, right?", a tag)
 _HOW_ASKED = rx(r"^how\s+(?:the|our|your|this|that|these|those|its|it|much|many)\b(?![^?]*\b(?:right|correct|yeah|yes|no|true|ok|okay|eh|huh)\s*\?\s*$)")
+#: A wh-word after its preposition: "at what message size does ...?", "for which shapes is ...?" (not
+#: "in which case ...", a clause)
+_PREP_WH = rx(r"^(?:at|for|in|on|by|from|to|with|after|under|over|below|above|beyond|past|up\s+to|until)\s+"
+              r"(?:what|which|how\s+(?:many|much|big|large|small|long|far|high|low))\b(?!\s+case\b)")
 #: A setting said before the question: "for the moe scenarios whats ...", "on b8 is the kernel ..."
 _LEADING_SETTING = rx(r"^(?:for|on|in|at|across|with|after|before|during)\s+"
                       r"(?:(?!(?:we|i|you|u|they|he|she|it|know|knew|think|see|saw|said|wrote)\b)[\w.%/=-]+,?\s+|"
@@ -231,8 +236,9 @@ _CLAUSE_THEN_ASK = rx(r"^(?:for|on|in|at|across|with|after|before|during|once|wh
 #: not a setting but a statement of what is there ("in /path/to/x is an open source repo that ...")
 _PLACE_STATED = rx(r"^(?:for|on|in|at)\s+\S+(?:\s+\S+){0,3}?\s+(?:is|are|was|were|lives?|sits?)\s+(?:a|an|the|one|our|my|some)\b")
 #: "i want the number without the last patch", "we need the timings per scenario"
-_WANT_VALUE = rx(r"^(?:i|we)\s+(?:want|need|'d like|would like|wanna)\s+(?:to see\s+)?(?:the|a|an|some)?\s*"
-                 r"(?:numbers?|figures?|timings?|times?|counts?|values?|breakdown|ratio|speedups?|measurements?)\b|"
+_WANT_VALUE = rx(r"^(?:i|we)\s*(?:want|need|'d like|would like|wanna|'d love|would love)\s+(?:to see\s+)?(?:the|a|an|some)?\s*"
+                 r"(?:numbers?|figures?|timings?|times?|counts?|values?|breakdown|ratios?|speedups?|measurements?|rates?|"
+                 r"throughputs?|latenc(?:y|ies)|bandwidths?|errors?|curves?|plots?\s+of)\b|"
                  # "..., whichever, just need the GiB" (the value's unit, at the end)
                  r"(?:^|.*,\s*)(?:i\s+|we\s+)?(?:just|only)\s+(?:need|want)\s+(?:the\s+|a\s+)?(?:numbers?|figures?|values?|"
                  r"gib|gb|mib|mb|kib|ms|us|µs|ns|%|percent|counts?|ratio|bytes|gb/s|tb/s|tflop/?s)\s*[.!]*$")
@@ -277,7 +283,8 @@ _IF_THEN_ASK = rx(r"^(?:if|when|once|after)\s+[^?]{3,140}?[\s,]\s*(?:does|do|did
 
 #: A proposal asked as a question: the steerer's own plan, handed over for agreement.
 _PROPOSAL = rx(r"^(?:(?:how|what)\s+about(?!\s+(?:the\s+|a\s+)?(?:small|smaller|large|larger|big|bigger|tiny|huge|odd|other|edge|"
-               r"empty|short|long)\s+(?:grids?|sizes?|shapes?|inputs?|cases?|batch\w*|problems?|matri\w+|rows?|seq\w*)\b)(?=\s+(?:\w+ing|a|an|one|just|instead|adding|trying)\b|[^?]*\b" + SOLUTION_TERMS + r"\b)|(?:maybe|might be|may be|probably)\s+worth|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
+               r"empty|short|long)\s+(?:grids?|sizes?|shapes?|inputs?|cases?|batch\w*|problems?|matri\w+|rows?|seq\w*)\b)(?=\s+(?:\w+ing|a|an|one|just|instead|adding|trying)\b|[^?]*\b" + SOLUTION_TERMS + r"\b)|(?:maybe|might be|may be|probably)\s+worth|(?:might|would|could|is|isn't|wouldn't)\s+it\s+(?:not\s+)?(?:be\s+)?"
+               r"worth\s+(?:trying|using|switching|moving|adding|doing|testing\s+out)\b|what if (?:we|you|i)|should we|shall we|shouldn't we|could we not|"
                r"(?:shouldn't|shouldnt|should)\s+(?:you|u)\s+(?:be\s+)?(?!(?:have|know|check|verify|measure|test|profile|run|rerun)\b)\w+|"
                r"can we not|can't we|cant we|couldn't we|why don't we|we could|we can|we should|let's|lets|let us|"
                r"maybe we)\b")
@@ -289,7 +296,12 @@ _MEASURING = rx(r"^(?:compare|measure|profile|count|estimate|compute|calculate|t
                 # "can you confirm the mma path is taken", "verify the gemm gives the right answer": a claim to check
                 r"^(?:confirm|verify|check)\s+(?:that\s+|whether\s+|if\s+)?[^?]{0,60}?\b(?:is|are|was|were|gives?|"
                 r"match(?:es)?|pass(?:es)?|works?|holds?|stays?|takes?|produces?|returns?|contains?|includes?|uses?|has|"
-                r"have|runs?|hits?|lands?)\b")
+                r"have|runs?|hits?|lands?)\b|"
+                # "can you confirm with the transfer counts that nothing goes back to the host": a claim checked
+                # against a measurement named (not "confirm with the team that we ship")
+                r"^(?:confirm|verify|check|show)\s+(?:with|from|using|against|by)\s+(?:the\s+|a\s+|your\s+)?[^?]{0,40}?\b(?:counts?|"
+                r"numbers?|counters?|profiles?|profiler|ncu|nsys|timings?|traces?|logs?|measurements?|metrics?|"
+                r"stats)\b[^?]{0,20}?\bthat\b")
 #: "... and count the kernels", "... and tell me the number": the action is there to measure
 _AND_MEASURE = rx(r"(?:\b(?:and|then)|\s&)\s+(?:count|measure|time|compare|quantify|tell|show|give|report|let me know|grab|pull|"
                   r"get|dump|print|paste|collect|"
@@ -389,12 +401,13 @@ _OTHER_HALF = rx(r"^or\s+(?:is|are|was|were|does|did|do|has|have|can|could|would
 _TERSE_VS = rx(r"^[\w.+/-]+\s+(?:vs\.?|versus)\s+[\w.+/-]+\s*\?$")
 #: "odd seqlens ok?": a terse asking whether a case works ("that ok?" is a tag)
 _TERSE_OK = rx(r"^(?!(?:that|this|it|all|everything|we|you|u|i|so|and|ok|okay)\b)(?:[\w.+/-]+\s+){1,3}"
-               r"(?:ok|okay|fine|good|handled|covered|safe)\s*\?$")
+               r"(?:ok|okay|fine|good|handled|covered|safe|correct|valid)\s*\?$")
 
 
 def opens_as_question(core: str) -> bool:
-    """A wh-word or an auxiliary opens the sentence (its lowered core, fillers stripped)."""
-    return bool(_WH.match(core) or _AUX_Q.match(core))
+    """A wh-word or an auxiliary opens the sentence (its lowered core, fillers stripped): "do the last
+    values come out right?" too."""
+    return bool(_WH.match(core) or _AUX_Q.match(core) or _DO_Q.match(core))
 
 
 def asks_value(core: str) -> bool:

@@ -31,6 +31,12 @@ _HW_NUMBER = [
        r"(?:registers|regs)\s+per\s+(?:thread|sm|block)|threads\s+per\s+warp|warps\s+per\s+sm|"
        r"blocks\s+per\s+sm|bytes\s+per\s+(?:clock|cycle)|kb\s+per\s+sm)\b"),
 ]
+#: a step's share of the time, asked in a few words: "transpose share of runtime?", "copy fraction of the step?"
+_SHARE_ASKED = rx(r"^(?:[\w.+/-]+\s+){1,2}(?:share|fraction|percentage|portion|part|%)\s+of\s+(?:the\s+)?(?:total\s+|whole\s+)?"
+                  r"(?:run\s*time|time|wall(?:\s*time)?|gpu\s+time|step|e2e|end\s+to\s+end|latency|total)\s*\?$")
+#: the input's size, not a hardware number: "150 gb of int64 keys", "2 tb of rows and payloads"
+_DATA_SIZE = rx(r"\b\d+(?:[.,]\d+)?\s*(?:[kmgt]i?b|bytes?)\s+of\s+(?:[\w-]+\s+){0,2}?(?:keys|rows|data|tokens|elements|payloads?|"
+                r"inputs?|records|values|weights|activations|samples|points|edges|vertices|tuples|columns|text|images)\b")
 _HW_FACT = rx(r"\b(?:h100|h200|h800|a100|b200|b100|gb200|gh200|l40s?|mi300x?|rtx\s?\d{4}|hopper|blackwell|ampere|"
               r"ada|sm_?\d{2,3}a?|the gpu|this gpu|the card|the l2|the l1|l2|l1|each sm|an sm|every sm|the sm|"
               r"a warp|each warp|the tensor cores|tensor cores|hbm\w*|tma|the hardware|this chip)\s+"
@@ -44,7 +50,7 @@ _ANSWER = [
        r"comes|sits|must be)\b"),
     rx(r"\b(?:it's|it is|its|that's|that is|thats|this is|this's|which is)\s+(?:just\s+|probably\s+|likely\s+)?"
        r"(?:because|due to|caused by)\b"),
-    rx(r"^because\b"),
+    rx(r"^because\b(?!\s+i\s+(?:suspect|have\s+a\s+(?:\w+\s+)?(?:suspicion|hunch|feeling)|bet|wonder)\b)"),
     rx(r"\b(?:might be|may be|could be|must be|probably|maybe|likely|i think it's|i bet it's|i bet)\s+"
        r"(?:just\s+)?(?:because|due to|caused by)\b"),
     rx(r"\b(?:caused by|is due to|are due to|comes from the|is coming from)\b"),
@@ -70,13 +76,19 @@ _SOLUTION = [
        # "did you try an odd length like 1023": an input tried (not "a larger block size", a setting)
        r"(?!\s+(?:(?:an?|the|some|any)\s+)?(?!(?:[\w-]+\s+){0,2}(?:block|tile|grid|chunk|warp|cta|cluster|stage|split|vector)s?\b)"
        r"(?:[\w-]+\s+){0,2}(?:widths?|lengths?|sizes?|shapes?|inputs?|dims?|dimensions?|values?|seq_?lens?|batch(?:es)?|rows?|"
-       r"vocabs?|matri(?:x|ces)|cases?)\b(?:\s+like\b|,|\s+or\b|\s+such\b|\s+e\.?g\b|\s+\d))"),
+       r"vocabs?|matri(?:x|ces)|cases?|counts?)\b(?:\s+like\b|,|\s+or\b|\s+such\b|\s+e\.?g\b|\s+\d|"
+       # "did you try a count with a remainder", "a case where every key repeats" (round 20)
+       r"\s+(?:with|where|whose|in\s+which)\s+(?!(?:a|an|the)\s+(?:\w+\s+){0,2}(?:kernel|version|approach|layout|"
+       r"implementation|variant|tiling|schedule|library)\b)))"),
     rx(r"\b(?:would|could|might|will|can)\s+(?:it|that|this)\s+help\s+(?:to|if)\b"),
     rx(r"\b(?:have you|did you)\s+(?:considered|thought about|tried)\s+running\s+(?!(?:it|this|that|them|the|your|our|a\s+profile|"
        r"compute-sanitizer|sanitizer|memcheck|racecheck|ncu|nsys|nsight|tests?|evals?|benchmarks?)\b)(?:an?\s+)?[\w-]+\s+"
        r"(?:on|before|after|inside|in\s+front\s+of|instead)\b"),
     rx(r"\bwhy not\s+(?!(?:more|less|yet|now|faster|slower|higher|lower|better|worse|so|too|as|all|every|"
        r"both|sure|here|there|at all|quite|entirely)\b)[a-z]"),
+    rx(r"\b(?:have you|did you)\s+(?:looked\s+at|seen|checked\s+out|read)\s+(?:what|how)\s+(?!(?:the\s+)?(?:profiler?|"
+       r"profile|ncu|nsys|nsight|logs?|output|trace|timeline|report|counters?|numbers?|metrics?)\b)[\w.-]+(?:'s)?"
+       r"(?:\s+[\w.-]+)?\s+(?:does|did|do|handles?|implements?|solves?|uses?)\b"),
     rx(r"\b(?:have you|did you)\s+(?:thought about|thought of|looked into|looked at|considered)\s+(?:using|"
        r"adding|switching|moving|putting|making|trying|a|an)\b"),
     rx(r"\b(?:wouldn't|won't|isn't|doesn't|shouldn't|would|will)\s+(?:(?:it|that|this)\s+be|[^.?!]{1,40}\s+be)\s+"
@@ -138,6 +150,10 @@ _LEADING_BETTER = rx(r"^(?:(?:would|wouldn't|wouldnt|won't|wont)\s+(?:a|an|the|u
                      r"[^?]{0,80}\bbecause\b|"
                      # "isn't the scan limited by the serial carry ...?", "isn't the nan coming from the log of zero?"
                      r"[^?]{0,80}\b(?:limited|bound|bottlenecked|dominated|capped|caused|explained)\s+by\b|"
+                     # "isn't the hang from reusing the same flag ...?" (a problem's source named; round 20)
+                     r"\s+(?:the|that|this|our|your)\s+(?:[\w-]+\s+){0,2}?(?:hang|deadlock|nans?|bug|error|slowdown|drift|gap|"
+                     r"mismatch|crash|spike|race|corruption|regression|discrepancy|stall)s?\s+(?:just\s+|probably\s+)?"
+                     r"(?:from|due\s+to)\s+(?!(?:the\s+)?(?:first|second|last|previous|earlier|other)\b)\w|"
                      r"[^?]{0,80}\b(?:coming|comes|came)\s+from\b|[^?]{0,80}\bdue\s+to\b|"
                      # "shouldn't the cold rows be loaded with an evict-first hint ...?": a technique (not "be tested with")
                      r"[^?]{0,80}\b(?:be|get)\s+(?!(?:tested|checked|measured|timed|profiled|verified|validated|benchmarked|compared)\b)"
@@ -154,7 +170,11 @@ _CANT_IT = rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|wouldnt|won't|wont)\s+(
               r"the\s+kernel|there)\b)\S+(?:\s+\S+){0,2}?\s+(?:do|handle|help|fix|work|cover|replace|avoid|"
               r"hide|solve|give)\b")
 # "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
+#: "did you (actually) measure / time / profile ...?": a measurement asked
+_MEASURED_ASKED = rx(r"^(?:but\s+|so\s+|and\s+)?(?:did|have|has|could|can)\s+(?:you|u|we|anyone)\s+(?:actually\s+|really\s+|already\s+|"
+                     r"even\s+|ever\s+)?(?:measured?|timed?|profiled?|benchmark(?:ed)?|counted|count)\b")
 _HYPOTHESIS = rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
+                 r"(?:because\s+)?i\s+(?:suspect|have\s+a\s+(?:\w+\s+)?(?:suspicion|hunch|feeling))|"
                  r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
                  r"it might be|it could be)\s+(?:it's|its|it is|the|a|an|that|this|because|due|caused|\w+ing)\b|"
                  # "could the slowdown be the 64-bit index math?" (not "could the win be noise?")
@@ -257,25 +277,31 @@ def information_markers(text: str, sentences_: list[str] | None = None,
         core = cores[i]
         digits = _DIGIT.search(ls) is not None
         quoting = _QUOTES_AGENT.match(core) is not None  # the agent's own figure, handed back to it
-        if digits and not quoting and _HW_NUMBER_ANY.search(ls) and (
+        if digits and not quoting and _HW_NUMBER_ANY.search(_DATA_SIZE.sub(" ", ls)) and (
                 not question or _RHETORICAL.match(core) or _HW_SPEC_NUMBER.search(ls)):
             reasons.append("hardware number")
         if not question and not quoting and _HW_FACT.search(ls):
             reasons.append("hardware fact")
         if not question and not quoting and _ANSWER_ANY.search(core):
             reasons.append("gives the answer or cause")
-        if question and _TAG_TAIL.search(ls[-40:]) and _TAG_FACT.search(ls) and not opens_as_question(core):
+        if question and _TAG_TAIL.search(ls[-40:]) and _TAG_FACT.search(ls) \
+                and not opens_as_question(core):
             reasons.append("states a fact to confirm")
         if _HANDS_OVER.match(core):
             reasons.append("hands over a fact")
-        if _HYPOTHESIS.match(core) and not any(flags[j] and asks_value(cores[j]) for j in range(i)):
-            reasons.append("offers a cause")  # (not after a value asked: "what's gpu vs host time? i suspect ...")
+        if _HYPOTHESIS.match(core) and not any(flags[j] and (asks_value(cores[j]) or _MEASURED_ASKED.match(cores[j]))
+                                               for j in range(i)):
+            # (not after a value or a measurement asked: "what's gpu vs host time? i suspect ...", "did you
+            # measure what's resident after the forward? i suspect the temporaries stay")
+            reasons.append("offers a cause")
         if question and (_LEADING.search(core) or _LEADING_BETTER.match(core) or _CANT_IT.match(core)) \
                 and i not in checked:  # ("isn't that just L2 serving it warm? redo it cold": the check is asked)
             reasons.append("gives the answer or cause")  # "isn't it memory bound?" hands over a diagnosis
         if digits and _LOCATION.search(ls):
             reasons.append("points at the place")
-        tried_input = (TRY_INPUT.match(core) is not None or checks_run(core)) and measurement_order(s)
+        # ("transpose share of runtime?": a step's share of the time asked, its name no technique handed over)
+        tried_input = ((TRY_INPUT.match(core) is not None or checks_run(core)) and measurement_order(s)) \
+            or (question and _SHARE_ASKED.match(core) is not None)
         # the technique is in what is done, not in what is asked after it ("compile with -Xptxas -v and
         # tell me the register count"; "try float4 loads and tell me the time" still names one)
         done = _ASKED_AFTER.split(core, 1)[0]

@@ -119,7 +119,12 @@ _THEN_MEASURE = rx(r"(?:\b(?:and|then|to|,)|\s&)\s+(?:diff|compare|confirm|verif
                    r"\b(?:and|then|,)\s+see\s+what\s+(?:comes\s+out|happens|breaks|it\s+(?:does|gives|returns))\b|"
                    r"\b(?:and|then)\s+(?:re-?)?run\s+(?:the\s+)?(?:check|checks|tests?|correctness|eval\w*|reference)\b")
 #: the last step of an order, a value reported ("..., and report peak allocated memory")
-_REPORT_TAIL = rx(r"(?:,\s*|\s)(?:and\s+|then\s+|&\s+)+(?:report|print|paste|post|give\s+(?:me|us)|tell\s+(?:me|us)|show\s+(?:me|us))[,:]?\s+"
+#: an output checked, its outcome reported: "(report) whether the row sets agree", "whether the indices
+#: remain ascending" (not "whether it finished", "whether CI passes")
+_WHETHER_CHECK = rx(r"(?:^|\b)(?:(?:both|all)\s+[^.;]{1,60}?\s+and\s+)?(?:whether|if)\s+(?:[\w'-]+\s+){1,6}?(?:agree|agrees|match|matches|"
+                    r"differ|differs|remain|remains|stay|stays|are\s+(?:equal|identical|the\s+same|sorted|stable)|"
+                    r"is\s+(?:equal|identical|the\s+same|sorted|stable|deterministic)|come\s+out\s+(?:right|the\s+same|equal))\b")
+_REPORT_TAIL = rx(r"(?:,\s*(?:and\s+|then\s+|&\s+)*|\s(?:and\s+|then\s+|&\s+)+)(?:report|print|paste|post|give\s+(?:me|us)|tell\s+(?:me|us)|show\s+(?:me|us))[,:]?\s+"
                   r"(?!(?:back|to|when|once|it\s+to|them\s+to)\b)([^.;]{3,}?)[.!]*$")
 _ARTIFACT_ONLY = rx(r"^(?:(?:please|pls|plz|just|now|then|and|also)\s+)*(?:show|print|dump|list|paste)(?:\s+(?:me|us))?\s+"
                     r"(?:the\s+)?(?:sass|ptx|code|diff|logs?|summary|report|output|file|results?)\b"
@@ -246,7 +251,8 @@ def measurement_order(sentence: str, doubted: bool = False) -> bool:
         # steps that change nothing, then a measurable reported: "reset the peak stats, run one
         # step, and report peak memory next to eager"
         tail = _REPORT_TAIL.search(core)
-        return tail is not None and bool(MEASURABLE.search(tail.group(1)) or _COURSE.search(tail.group(1)) or topics(tail.group(1)))
+        return tail is not None and bool(MEASURABLE.search(tail.group(1)) or _COURSE.search(tail.group(1)) or topics(tail.group(1))
+                                         or _WHETHER_CHECK.match(tail.group(1)))
     if not CONTENT.search(core, m.end()):  # a bare "git diff", "profile": an order
         return False
     if _THEN_MEASURE.search(core, m.end()) or doubted or m.group(1).startswith("prove"):
@@ -258,5 +264,6 @@ def measurement_order(sentence: str, doubted: bool = False) -> bool:
     rest = _TOOL_WORDS.sub(" ", core[m.end():])
     measured = bool(topics(core) or MEASURABLE.search(rest))
     if m.re is _RUN_VERB:  # "run the evaluator end to end and paste the output": a report of a measurement
-        return (measured or _CHECKS.search(core) is not None) and _THEN_REPORT.search(core, m.end()) is not None
+        return (measured or _CHECKS.search(core) is not None or _WHETHER_CHECK.search(core, m.end()) is not None) \
+            and _THEN_REPORT.search(core, m.end()) is not None
     return measured

@@ -19,8 +19,8 @@ def strip_filler(s: str) -> str:
 
 
 #: What a terse "... pls" can ask the value of (a number, a measurement, a profiler's view)
-MEASURABLE = rx(r"\d|%|__|\b(?:numbers?|breakdown|rate|ratio|errors?|err|diff|differences?|spread|variance|stdev|std|time|timing|"
-                r"latency|throughput|bandwidth|occupancy|count|sizes?|mix|ncu|nsys|profile|hit|conflicts?|spills?|"
+MEASURABLE = rx(r"\d|%|__|\b(?:numbers?|breakdown|rates?|ratios?|errors?|err|diff|differences?|deviations?|spread|variance|stdev|std|"
+                r"time|timings?|latenc(?:y|ies)|throughputs?|bandwidths?|occupancy|counts?|sizes?|mix|ncu|nsys|profile|hit|conflicts?|spills?|"
                 r"registers?|regs|tflop/?s|gb/s|tb/s|values?|speedup|geomean|cycles|stalls?|sass|ptx|measurements?|"
                 r"min|max|median|mean|achieved|peak|roofline|x?ptxas|sectors?|counters?|curve|sol|sections?|t?ok(?:en)?s/s|p\d{2}|utili[sz]ation|efficiency|percent(?:age)?|"
                 # "rebuild cost?", "the duration of each", "the largest elementwise gap", "snr in db"

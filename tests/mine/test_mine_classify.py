@@ -823,21 +823,62 @@ QUESTIONS_STILL_ROUND19 = [
 ]
 
 
-#: rounds 9-19: what each message must be read as ("not question": anything but a question)
+
+# Round 20, the classifier (tuned on BQ-BV's lost askings and proposed information; our own wordings) ...
+MEASUREMENT_ORDERS_ROUND20 = [
+    "Time the kernel alone, then again with the copy engine busy beside it. Report both latencies.",
+    "Could you check with the profiler counters that nothing goes to the host in the big run?",
+    "Compute an exact sum in float64 on the host, launch the kernel, report the worst abs deviation from it.",
+    "Pad share of the step?",
+    "Null keys correct?",
+    "Please make inputs with heavy key repetition on both sides, run your join and the library's, and report both cardinalities and whether the row sets agree.",
+    "Could you share the measured bandwidth behind that claim, rather than the estimate?",
+    "At what per-GPU buffer size does one-shot all-reduce stop beating two-shot on 8x H100 for fp16, sweeping 16 KiB to 128 MiB in powers of two?",
+    "did you try a length with a remainder, and do the last elements come out right?",
+    "Have you tried a case where every key repeats?",
+    "You said our scan 'scales better than the library at long context', which would be fantastic news for everyone — but did you actually time past 32k? I'd love to see the rate at every length before we believe in it!",
+    "did you measure how much memory stays allocated after the forward? I suspect the temporaries are kept too.",
+    "When the input exceeds device memory, say 200 GB of keys, how many bytes cross PCIe?",
+    "Please sort a column where the payloads are their original offsets, then report whether the offsets stay ascending within each group.",
+]
+FACTS_AND_TECHNIQUES_ROUND20 = [
+    "Isn't the deadlock from waiting on a flag that was never reset between launches?",
+    "Have you looked at what CUTLASS does for the epilogue? Same trick.",
+    "Might it be worth trying a two-level hash, so the worst probe chain stays short?",
+    "Did you look at the profile? Because I have a hunch the L2 is thrashing.",
+    "The H200 has 141 GB of HBM, so how big can the build side be?",
+]
+# ... and, written first as the adversary of those rules, their look-alikes.
+NOT_QUESTIONS_ROUND20 = [
+    "Report both bugs upstream.", "Build the reference, run the kernel, report back when done.",
+    "Could you share the code?", "At what point we stop is your call.", "I'd like to see this merged today.",
+    "I'd love to see this merged before the weekend.", "In which case, we keep the old kernel.",
+    "Fix the sort, then report whether CI passes.", "Run the migration and report whether it finished.",
+    "Could you confirm with the team that we ship on Friday?", "have you tried a version with the async copies?",
+    "did you try a case with a persistent kernel?", "Transpose the tiles for coalescing?", "That right?",
+]
+QUESTIONS_STILL_ROUND20 = [
+    "Have you looked at what the profiler says about the stall reasons?",
+    "Was the hang from the first launch or the second?",
+]
+
+#: rounds 9-20: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
                   + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
                   + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15
                   + MEASUREMENT_ORDERS_ROUND16 + MEASUREMENT_ORDERS_ROUND17
-                  + MEASUREMENT_ORDERS_ROUND18 + MEASUREMENT_ORDERS_ROUND19 + QUESTIONS_STILL_ROUND19]
+                  + MEASUREMENT_ORDERS_ROUND18 + MEASUREMENT_ORDERS_ROUND19 + QUESTIONS_STILL_ROUND19
+                  + MEASUREMENT_ORDERS_ROUND20 + QUESTIONS_STILL_ROUND20]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
                    + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
                    + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15
                    + FACTS_AND_TECHNIQUES_ROUND16 + FACTS_AND_TECHNIQUES_ROUND17
-                   + FACTS_AND_TECHNIQUES_ROUND18 + FACTS_AND_TECHNIQUES_ROUND19]
+                   + FACTS_AND_TECHNIQUES_ROUND18 + FACTS_AND_TECHNIQUES_ROUND19
+                   + FACTS_AND_TECHNIQUES_ROUND20]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
                    + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14
                    + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16 + NOT_QUESTIONS_ROUND17
-                   + NOT_QUESTIONS_ROUND18 + NOT_QUESTIONS_ROUND19])
+                   + NOT_QUESTIONS_ROUND18 + NOT_QUESTIONS_ROUND19 + NOT_QUESTIONS_ROUND20])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)

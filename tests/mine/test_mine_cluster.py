@@ -142,3 +142,52 @@ def test_the_bundled_example_mines_one_cluster_per_bank_item_it_sent():
     result = mine([example], MineConfig())
     sent = [{m.bank_id for m in c.members} for c in result.clusters]
     assert len(result.clusters) == 6 and all(len(s) == 1 for s in sent), sent
+
+
+def _random_docs(rng, n_docs: int, n_feats: int):
+    import numpy as np
+
+    per = rng.integers(1, 10, n_docs)
+    rows = np.repeat(np.arange(n_docs), per)
+    popularity = 1.0 / np.arange(1, n_feats + 1) ** 1.1  # a few common terms, many rare ones
+    popularity /= popularity.sum()
+    cols = np.concatenate([rng.choice(n_feats, size=k, replace=False, p=popularity) for k in per])
+    vals = rng.random(rows.size)
+    dense = np.zeros((n_docs, n_feats))
+    dense[rows, cols] = vals
+    return rows, cols, vals, dense
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_similar_pairs_finds_every_pair_a_brute_force_finds_when_the_budget_allows(seed):
+    import numpy as np
+
+    from questions.mine.cluster import similar_pairs
+
+    rng = np.random.default_rng(seed)
+    rows, cols, vals, dense = _random_docs(rng, 120, 60)
+    gram = dense @ dense.T
+    I, J, S = similar_pairs(rows, cols, vals, 120, 60, 0.8, budget=10**9)
+    want = {(i, j) for i in range(120) for j in range(i + 1, 120) if gram[i, j] >= 0.8 - 1e-9}
+    assert {(int(i), int(j)) for i, j in zip(I, J)} == want
+    assert np.allclose(S, gram[I, J], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_similar_pairs_with_a_small_budget_still_gives_each_candidate_its_whole_cosine(seed):
+    # the terms too common to enumerate pairs from are added to the candidates found on rarer ones
+    # (the vectorised lookup that replaced a loop over those terms): each figure is the exact dot
+    # over every term, and every pair returned is a real one
+    import numpy as np
+
+    from questions.mine.cluster import similar_pairs
+
+    rng = np.random.default_rng(100 + seed)
+    rows, cols, vals, dense = _random_docs(rng, 300, 200)
+    gram = dense @ dense.T
+    I, J, S = similar_pairs(rows, cols, vals, 300, 200, 0.6, budget=2000)
+    assert I.size > 0 and np.all(I < J)
+    assert np.allclose(S, gram[I, J], rtol=0, atol=1e-12)
+    assert np.all(gram[I, J] >= 0.6 - 1e-9)
+    full_I, _, _ = similar_pairs(rows, cols, vals, 300, 200, 0.6, budget=10**9)
+    assert I.size < full_I.size  # the budget did leave terms out (else this tests nothing new)
