@@ -313,9 +313,9 @@ SENSES: tuple[tuple[str, str], ...] = (
     # round 19: a workspace preallocated for a library's call is a setting of the comparison (no memory asked); an allocation
     # inside the timed region is what the timing includes (its setup); a graph's ranks or scores said to match the reference
     # are values compared (an error's size), not alignment scores
-    (r"\b(?:a |its |their |the )?pre-?allocated (?:workspace|buffers?|scratch)\b", "same settings"),
+    (r"\bpre-?allocated (?:workspace|buffers?|scratch)\b", "same settings"),
     (r"\b(?:(?:buffer|workspace|memory) )?alloc\w* (?:inside|in|within) the timed (?:region|loop|section|window)\b", "setup inside the timed region"),
-    (r"\b(?:gpu |our |the )?(?:rank |pagerank |centrality )?scores (?:still )?(?:match|agree with) (?:the )?(?:reference|ref|fp64|double)\b", "outputs match the reference"),
+    (r"\b(?:rank |pagerank |centrality )?scores (?:still )?(?:match|agree with) (?:the )?(?:reference|ref|fp64|double)\b", "outputs match the reference"),
     # round 19: faster or slower than a molecular-dynamics engine is its rate compared, in ns/day (what MD speed is quoted in)
     (r"\b(?:faster|slower|quicker) than (?:the )?(?=(?:openmm|gromacs|gmx|amber|namd|lammps|desmond|hoomd(?:-blue)?)\b)", "ns/day against "),
     # round 19: a climate model's temperature field is a model variable, not the GPU's temperature; a node or core allocation
@@ -323,9 +323,9 @@ SENSES: tuple[tuple[str, str], ...] = (
     # conditions is the envelope a port is compared within, not a timing's spread; forecasts or runs that diverge drift apart
     (r"\b(?:temperature|temp) (field|fields|profiles?|tendenc\w*|anomal\w*|increments?|bias|errors?|structure)\b", r"model t \1"),
     (r"\b((?:node|cpu|core|gpu|compute|hpc|cluster|slurm|job)(?:[- ]hours?)?) allocations?\b", r"\1 grant"),
-    (r"\b(?:(?:the )?(?:ensemble|perturbation|perturbed|initial[- ]condition)(?:[- ][\w]+)?(?:[- ]?\w+)? spread|spread (?:from|of|due to|under|across) (?:a |an |the )?(?:\w+ ){0,2}(?:ensemble|perturbation|perturbed|initial[- ]condition)\w*)",
+    (r"\b(?:(?:ensemble|perturbation|perturbed|initial[- ]condition)(?:[- ][\w]+)?(?:[- ]?\w+)? spread|spread (?:from|of|due to|under|across) (?:a |an |the )?(?:\w+ ){0,2}(?:ensemble|perturbation|perturbed|initial[- ]condition)\w*)",
      "ensemble envelope"),
-    (r"\b(forecasts?|runs|models|trajectories|simulations|the two|both)((?: \w+){0,2}) diverg\w*", r"\1\2 drift apart"),
+    (r"\b(forecasts?|runs|models|trajectories|simulations|both)((?: \w+){0,2}) diverg\w*", r"\1\2 drift apart"),
     # round 19: a processing pipeline built, run or replayed is a program (no software pipelining); a fit's residual RMSE (a
     # registration's, an adjustment's) is its error, and the image residuals of a bundle adjustment are its reprojection
     # errors (no solver's residual history)
