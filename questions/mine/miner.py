@@ -166,10 +166,9 @@ def question_terms(generalised: str) -> list[str]:
 
 def with_topics(term_list: list[str], text: str) -> list[str]:
     """A question's terms and the topics it asks about (`@topic`: `questions.mine.topics`; where the
-    table names none, the topic its learned cues vote for: `questions.mine.cues`)."""
-    if not term_list:
-        return term_list
-    named = topics(text) or voted_topics(terms_cue_words(term_list))
+    table names none, the topic its learned cues vote for: `questions.mine.cues`). A question whose
+    words are all dropped as common ("bit-for-bit?") still asks what the table reads in it."""
+    named = topics(text) or (voted_topics(terms_cue_words(term_list)) if term_list else ())
     return term_list + ["@" + t for t in named]
 
 

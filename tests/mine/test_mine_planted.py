@@ -2,9 +2,10 @@
 proposals and statements with a question mark are not questions.
 
 Each set was scored once held out before it was tuned on (questions/benchmark/planted/RESULTS.md
-keeps the order): A-BP are all tuned-on material now (round 18 tuned the topic table on BI-BL,
-round 19 on BM-BP), so these floors are regression checks, not evidence: they are the figures reached
-after the last change, so a change that loses ground shows here.
+keeps the order): A-BV are all tuned-on material now (round 18 tuned the topic table on BI-BL,
+round 19 on BM-BP; round 20 tuned the classifier alone on BQ-BV), so these floors are regression
+checks, not evidence: they are the figures reached after the last change, so a change that loses
+ground shows here.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def scored():
     return {p.stem.split("_", 1)[1]: score(read_set(p)) for p in sorted(PLANTED.glob("set_*.yaml"))}
 
 
-#: one candidate per question on each set after round 19 (RESULTS.md): floors, tuned on
+#: one candidate per question on each set after round 20 (RESULTS.md): floors, tuned on
 FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i": 10, "j": 10, "k": 10, "l": 9,
           "m": 10, "n": 9, "o": 10, "p": 10, "q": 10, "r": 10, "s": 10, "t": 10, "u": 10, "v": 10, "w": 8, "x": 9,
           "y": 10, "z": 10, "aa": 10, "ab": 10, "ac": 10, "ad": 10, "ae": 10, "af": 9,
@@ -33,11 +34,15 @@ FLOORS = {"a": 8, "b": 6, "c": 7, "d": 8, "e": 10, "f": 10, "g": 10, "h": 10, "i
           "ba": 10, "bb": 10, "bc": 10, "bd": 10,
           "be": 10, "bf": 9, "bg": 10, "bh": 10,
           "bi": 6, "bj": 6, "bk": 10, "bl": 7,
-          "bm": 8, "bn": 10, "bo": 9, "bp": 10}
+          "bm": 8, "bn": 10, "bo": 10, "bp": 10,
+          "bq": 2, "br": 1, "bs": 1, "bt": 1, "bu": 1, "bv": 0}
 #: the sets of the last round tuned on, floored but not yet within the 95% (round 19: BM-BP)
 LAST_ROUND = ("bm", "bn", "bo", "bp")
 #: the round before, floored but still outside the 95%: A-BL together come out at 593/629 (94.3%) after round 19
 BELOW_95 = ("bi", "bj", "bk", "bl")
+#: scored held out (7/60), then only the classifier corrected on them (round 20): the topic table has not
+#: been grown from them, so their floors keep what they reach, far from the 95%
+TABLE_NOT_YET = ("bq", "br", "bs", "bt", "bu", "bv")
 #: sets allowed to propose some information while the classifier is corrected on them (none now)
 INFORMATION_OPEN: dict[str, int] = {}
 
@@ -49,7 +54,7 @@ def test_the_sets_tuned_on_come_out_one_candidate_per_question(scored):
     assert all(got[k] >= FLOORS[k] for k in FLOORS), got
     # the 95% is over A-BH (564/589 after round 19); with BI-BL (29/40) A-BL is 593/629 (94.3%), and with BM-BP
     # (round 19, 37/40) the whole is 630/669: RESULTS.md, round 19
-    overall = [k for k in FLOORS if k not in LAST_ROUND + BELOW_95]
+    overall = [k for k in FLOORS if k not in LAST_ROUND + BELOW_95 + TABLE_NOT_YET]
     one = sum(got[k] for k in overall)
     total = sum(scored[k]["questions"] for k in overall)
     assert one >= 0.95 * total, got
@@ -163,3 +168,16 @@ def test_a_bad_planted_set_is_one_line_naming_the_file(tmp_path, capsys, text, s
     assert main([str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(bad) in err and said in err, err
+
+
+def test_a_question_whose_words_are_all_common_still_asks_its_topic():
+    # "bit-for-bit?" keeps no term ("bit" and "for" are common words) but the table reads determinism in
+    # it: it joins the other askings of that question instead of standing alone (round 19, BO)
+    from questions.mine.miner import question_terms, with_topics
+
+    texts = ["Bit-for-bit?", "are the outputs bitwise identical from run to run?", "deterministic across reruns?"]
+    docs = [with_topics(question_terms(t.lower()), t) for t in texts]
+    assert docs[0] == ["@determinism"]
+    got = cluster(docs, [1] * len(docs))
+    assert sorted(got.clusters[0]) == [0, 1, 2], got.clusters
+    assert with_topics(question_terms("why?"), "why?") == []  # nothing asked that the table reads: nothing added
