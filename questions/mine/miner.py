@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
-from questions.mine.asking import is_interrogative, sentence_spans, sentences
+from questions.mine.asking import interrogative_flags, is_interrogative, sentence_spans, sentences
 from questions.mine.classify import LABELS, classify
 from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot
 from questions.mine.cluster import forget_memos as forget_trigrams
@@ -154,8 +154,9 @@ def question_terms(generalised: str) -> list[str]:
     """The terms clustering compares: the question's own, then `~`-marked ones of the requests after it."""
     primary: list[str] = []
     secondary: list[str] = []
-    for s in sentences(generalised):
-        if is_interrogative(s):
+    sents = sentences(generalised)
+    for s, asks in zip(sents, interrogative_flags(sents)):  # (as the classifier reads them: "..., or is that X?")
+        if asks:
             primary.extend(terms(s))
         else:
             secondary.extend("~" + t for t in terms(s))

@@ -191,3 +191,14 @@ def test_similar_pairs_with_a_small_budget_still_gives_each_candidate_its_whole_
     assert np.all(gram[I, J] >= 0.6 - 1e-9)
     full_I, _, _ = similar_pairs(rows, cols, vals, 300, 200, 0.6, budget=10**9)
     assert I.size < full_I.size  # the budget did leave terms out (else this tests nothing new)
+
+
+def test_the_other_half_of_a_question_counts_as_the_question_not_as_a_request_after_it():
+    # the classifier reads ", or is that inferred from the speedup?" as the rest of the question before
+    # it (asking.interrogative_flags); clustering reads its terms the same way, not at the weight of a
+    # request that follows a question
+    text = "have you looked at the branch efficiency before and after, or is that inferred from the speedup?"
+    got = question_terms(text)
+    assert "infer" in got and not any(t.startswith("~") for t in got), got
+    # a request after a question still counts less
+    assert any(t.startswith("~") for t in question_terms("how many spills are there? dump the ptxas output"))
