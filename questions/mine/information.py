@@ -153,7 +153,7 @@ _LEADING_BETTER = rx(r"^(?:(?:would|wouldn't|wouldnt|won't|wont)\s+(?:a|an|the|u
                      # "isn't the hang from reusing the same flag ...?" (a problem's source named; round 20)
                      r"\s+(?:the|that|this|our|your)\s+(?:[\w-]+\s+){0,2}?(?:hang|deadlock|nans?|bug|error|slowdown|drift|gap|"
                      r"mismatch|crash|spike|race|corruption|regression|discrepancy|stall)s?\s+(?:just\s+|probably\s+)?"
-                     r"(?:from|due\s+to)\s+(?!(?:the\s+)?(?:first|second|last|previous|earlier|other)\b)\w|"
+                     r"from\s+(?!(?:the\s+)?(?:first|second|last|previous|earlier|other)\b)\w|"
                      r"[^?]{0,80}\b(?:coming|comes|came)\s+from\b|[^?]{0,80}\bdue\s+to\b|"
                      # "shouldn't the cold rows be loaded with an evict-first hint ...?": a technique (not "be tested with")
                      r"[^?]{0,80}\b(?:be|get)\s+(?!(?:tested|checked|measured|timed|profiled|verified|validated|benchmarked|compared)\b)"
@@ -169,10 +169,10 @@ _HANDS_OVER = rx(r"^(?:did you know|do you know that|did u know|did (?:you|u) re
 _CANT_IT = rx(r"^(?:can't|cant|couldn't|couldnt|wouldn't|wouldnt|won't|wont)\s+(?!(?:you|u|we|i|they|it|this|that|ya|he|she|"
               r"the\s+kernel|there)\b)\S+(?:\s+\S+){0,2}?\s+(?:do|handle|help|fix|work|cover|replace|avoid|"
               r"hide|solve|give)\b")
-# "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 #: "did you (actually) measure / time / profile ...?": a measurement asked
 _MEASURED_ASKED = rx(r"^(?:but\s+|so\s+|and\s+)?(?:did|have|has|could|can)\s+(?:you|u|we|anyone)\s+(?:actually\s+|really\s+|already\s+|"
                      r"even\s+|ever\s+)?(?:measured?|timed?|profiled?|benchmark(?:ed)?|counted|count)\b")
+# "maybe it's the integer division?", "could it be the atomics?": a cause offered, even as a question
 _HYPOTHESIS = rx(r"^(?:(?:is it because|isn't it because|my guess is|my bet is|i bet|i suspect|i guess it's|"
                  r"(?:because\s+)?i\s+(?:suspect|have\s+a\s+(?:\w+\s+)?(?:suspicion|hunch|feeling))|"
                  r"i think it's|it must be)\b|(?:maybe|perhaps|probably|i think|i guess|could it be|might it be|"
@@ -284,8 +284,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("hardware fact")
         if not question and not quoting and _ANSWER_ANY.search(core):
             reasons.append("gives the answer or cause")
-        if question and _TAG_TAIL.search(ls[-40:]) and _TAG_FACT.search(ls) \
-                and not opens_as_question(core):
+        if question and _TAG_TAIL.search(ls[-40:]) and _TAG_FACT.search(ls) and not opens_as_question(core):
             reasons.append("states a fact to confirm")
         if _HANDS_OVER.match(core):
             reasons.append("hands over a fact")
