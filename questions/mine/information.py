@@ -51,6 +51,11 @@ _ANSWER = [
     rx(r"\b(?:it's|it is|its|that's|that is|thats|this is|this's|which is)\s+(?:just\s+|probably\s+|likely\s+)?"
        r"(?:because|due to|caused by)\b"),
     rx(r"^because\b(?!\s+i\s+(?:suspect|have\s+a\s+(?:\w+\s+)?(?:suspicion|hunch|feeling)|bet|wonder)\b)"),
+    # a result and its reason stated: "they are dropped because the hash ignores nulls", "it's high because of
+    # the allocator", "the loop unroll causes them" (after a terse question, the answer comes with it)
+    rx(r"^(?:it|they|this|that|these|those|the\s+[\w-]+(?:\s+[\w-]+)?)(?:'s|'re)?\s+(?:\w+\s+){1,3}?"
+       r"because\s+(?:of\s+)?(?!i\b|we\b|you\b)\w"),
+    rx(r"^(?:the|your|this|that|our)\s+(?:[\w-]+\s+){1,4}?(?:causes|triggers)\s+(?:it|them|this|that|these|those)\b"),
     rx(r"\b(?:might be|may be|could be|must be|probably|maybe|likely|i think it's|i bet it's|i bet)\s+"
        r"(?:just\s+)?(?:because|due to|caused by)\b"),
     rx(r"\b(?:caused by|is due to|are due to|comes from the|is coming from)\b"),

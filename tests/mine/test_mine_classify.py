@@ -847,6 +847,10 @@ FACTS_AND_TECHNIQUES_ROUND20 = [
     "Might it be worth trying a two-level hash, so the worst probe chain stays short?",
     "Did you look at the profile? Because I have a hunch the L2 is thrashing.",
     "The H200 has 141 GB of HBM, so how big can the build side be?",
+    # the adversary of round 20's terse checks: the question asked, then its answer handed over with it
+    "Null groups correct? They are dropped because the hash ignores nulls.",
+    "Odd seqlens ok? They fail because the mask is off by one.",
+    "p99? it's high because of the allocator.", "spills? the loop unroll causes them.",
 ]
 # ... and, written first as the adversary of those rules, their look-alikes.
 NOT_QUESTIONS_ROUND20 = [
@@ -860,6 +864,7 @@ NOT_QUESTIONS_ROUND20 = [
 QUESTIONS_STILL_ROUND20 = [
     "Have you looked at what the profiler says about the stall reasons?",
     "Was the hang from the first launch or the second?",
+    "p99? it's high because I ran it on a busy node, rerun pls", "spills? the profile shows them",
 ]
 
 #: rounds 9-20: what each message must be read as ("not question": anything but a question)
