@@ -18,7 +18,15 @@ sessions it was asked, the decision points before it, and the geomean change tha
 --merge BANK folds the candidates into an existing bank file (its comments and layout kept):
 matching items get their statistics replaced, new ones are appended; the result goes to --out
 (which may be BANK itself). Candidates that match an item of the bundled bank (or --bank) are
-not written again; the report lists them. See docs/mining.md.
+not written again; the report lists them.
+
+--with-model asks the model (the agent's: --model, else $KERNELSEEK_MODEL or the config's) to
+regroup the question wordings the rules clustered: the rules split a question asked in words
+that share nothing; the model groups by meaning. It needs ANTHROPIC_API_KEY and sends the
+questions' text (nothing else) to the API; code checks the answer (each wording once, askings
+sent from different bank items never joined) and keeps the rules' grouping where the answer is
+unusable. The report lists every candidate the model made from several of the rules'. See
+docs/mining.md.
 """
 
 
@@ -35,6 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write only clusters asked at least N times (default 1)")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
     p.add_argument("--sessions-dir", metavar="DIR", help="where session names are looked up")
+    p.add_argument("--with-model", action="store_true",
+                   help="let the model regroup the question wordings by meaning (needs ANTHROPIC_API_KEY)")
+    p.add_argument("--model", metavar="NAME", help="the model for --with-model (default: the agent's)")
 
 
 class MineArgsError(Exception):
@@ -89,8 +100,13 @@ def run(args: argparse.Namespace) -> int:
     logs, notes = readable_logs(args.logs, args.sessions_dir)
     for note in notes:
         print(f"kernelseek mine: {note}", file=sys.stderr)
+    regroup = model_grouper(args)
     result = mine(logs, MineConfig(window=args.window), bank=Bank(merge_items + reference),
-                  sessions_dir=args.sessions_dir)
+                  sessions_dir=args.sessions_dir, regroup=regroup)
+    rg = result.regrouping
+    if rg is not None:
+        for note in rg.notes:
+            print(f"kernelseek mine: the model's grouping: {note}", file=sys.stderr)
     saved = save_bank(result, args.out, merge=args.merge, merge_items=merge_items, reference_items=reference,
                       min_asked=args.min_asked,
                       header=f"Mined by `kernelseek mine` from {len(result.reads)} log(s): "
@@ -105,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
                       "skipped": r.skipped, "notes": r.notes} for r in result.reads],
             "messages": len(result.messages), "sessions": result.sessions, "labels": by,
             "clusters": len(result.clusters), "new": saved["new"], "updated": saved["updated"],
+            "regrouped": None if rg is None else {"by": rg.by, "ok": rg.ok, "rule_candidates": rg.rule_candidates,
+                                                  "candidates": rg.candidates, "joined": rg.joined,
+                                                  "parted": rg.parted, "notes": rg.notes},
             "known": saved["known"], "out": args.out, "report": args.report,
             "candidates": [{"id": c.id, "text": c.text, "stats": c.stats, "triggers": list(c.triggers),
                             "layers": list(c.layers), "arch": list(c.arch), "match": c.match}
@@ -119,6 +138,10 @@ def run(args: argparse.Namespace) -> int:
     for r in result.reads:
         for note in r.notes:
             print(f"  note: {r.path}: {note}")
+    if rg is not None:
+        print_wrapped(f"grouped by {rg.by}: " + (f"{rg.rule_candidates} rule candidate(s) became {rg.candidates}; "
+                                                 f"{rg.joined} made from several of the rules'"
+                                                 if rg.ok else "no usable answer; the rules' grouping stands"), 2)
     known = sum(1 for c in result.clusters if c.match and c.match not in saved["updated"])
     line = f"{len(result.clusters)} question cluster(s): {len(saved['new'])} new candidate(s) written to {args.out}"
     if args.merge:
@@ -135,3 +158,17 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         print(f"report: {args.report}")
     return 0
+
+
+def model_grouper(args: argparse.Namespace):
+    """The model's regrouper for --with-model (None without it). A missing key is one line (exit 2)."""
+    if not args.with_model:
+        if args.model:
+            raise MineArgsError("--model names the model for --with-model; pass --with-model too")
+        return None
+    from agent.config import load_config
+    from agent.grouping import ModelGrouper, api_ask
+
+    config = load_config(model=args.model)
+    ask, model = api_ask(config)
+    return ModelGrouper(ask, model, progress=lambda line: print(f"kernelseek mine: {line} ...", file=sys.stderr))

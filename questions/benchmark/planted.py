@@ -87,8 +87,18 @@ def records(ps: PlantedSet, seed: int = 1) -> list[tuple[dict, str | None, str]]
     return out
 
 
-def score(ps: PlantedSet, seed: int = 1) -> dict:
-    """Mine the set and measure it (see the module's docstring)."""
+def thinned(ps: PlantedSet, seed: int) -> PlantedSet:
+    """The set with each question asked 2 to 5 of its ways (drawn with `seed`): a real log does not
+    ask every question five times, and a grouper that could count to five would read the set's
+    shape rather than the askings' meaning."""
+    rng = random.Random(seed)
+    qs = {k: rng.sample(ts, rng.randint(min(2, len(ts)), len(ts))) for k, ts in ps.questions.items()}
+    return PlantedSet(ps.name, qs, ps.information, ps.directives, ps.other)
+
+
+def score(ps: PlantedSet, seed: int = 1, regroup=None) -> dict:
+    """Mine the set and measure it (see the module's docstring). `regroup`: a second opinion on
+    the grouping (`questions.mine.regroup`; `python -m agent.grouping` passes the model's)."""
     from questions.loader import load_bank
     from questions.mine import MineConfig, mine
 
@@ -96,7 +106,7 @@ def score(ps: PlantedSet, seed: int = 1) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "steering.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r, _, _ in recs), encoding="utf-8")
-        result = mine([path], MineConfig(), bank=load_bank())
+        result = mine([path], MineConfig(), bank=load_bank(), regroup=regroup)
     truth = {r["text"]: (key, label) for r, key, label in recs}
     where: dict[str, int] = {}
     for ci, c in enumerate(result.clusters):
@@ -133,10 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("sets", nargs="*", metavar="SET.yaml", help="planted sets (default: every set shipped)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--thin", metavar="SEED", type=int, help="ask each question 2 to 5 of its ways (drawn with SEED)")
     args = ap.parse_args(argv)
     paths = args.sets or sorted(str(p) for p in PLANTED.glob("set_*.yaml"))
     try:
         sets = [read_set(p) for p in paths]
+        if args.thin is not None:
+            sets = [thinned(ps, args.thin) for ps in sets]
     except PlantedSetError as exc:
         print(f"python -m questions.benchmark.planted: error: {exc}", file=sys.stderr)
         return 2

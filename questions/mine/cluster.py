@@ -253,8 +253,20 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
     else:
         I, J, S = similar_pairs(rows, indices, data, n, len(df), cfg.edge_threshold, cfg.pair_budget)
         clusters = _average_linkage(n, I, J, S, out.vector, weights, cfg, [set(x) for x in sent])
+    set_centrality(out, clusters, weights)
+    if cfg.concept_jaccard > 0:
+        clusters = merge_by_concepts(clusters, docs, weights, cfg, out.vector, sent)
+    clusters.sort(key=lambda c: (-sum(weights[m] for m in c), min(c)))
+    out.clusters = clusters
+    return out
+
+
+def set_centrality(out: Clustering, clusters: list[list[int]], weights: list[int]) -> None:
+    """Each doc's weighted mean cosine to the cluster it is in (1.0 alone)."""
     for members in clusters:
         if len(members) < 2:
+            for m in members:
+                out.centrality[m] = 1.0
             continue
         vectors = {m: out.vector(m) for m in members}
         total: dict[int, float] = {}
@@ -265,11 +277,6 @@ def cluster(docs: list[list[str]], weights: list[int] | None = None,
                 total[k] = total.get(k, 0.0) + v * weights[m]
         for m in members:
             out.centrality[m] = dot(vectors[m], total) / wsum if wsum else 0.0
-    if cfg.concept_jaccard > 0:
-        clusters = merge_by_concepts(clusters, docs, weights, cfg, out.vector, sent)
-    clusters.sort(key=lambda c: (-sum(weights[m] for m in c), min(c)))
-    out.clusters = clusters
-    return out
 
 
 def concept_set(members: list[int], docs: list[list[str]], weights: list[int]) -> frozenset[str]:

@@ -226,6 +226,9 @@ _QUOTES_AGENT = rx(r"^(?:you'?re|you\s+are|ur)\s+(?:saying|claiming|telling\s+me
                    r"mentioned|report|reported|wrote|measured|got|found|called|concluded|stated|asserted|assumed|insisted|decided|argued)\b|^your\s+(?:\w+\s+){0,2}(?:says|said|shows|showed)\b")
 
 
+#: a tool's capability or a dependence stated ("cuVS lets you choose an 8-bit table through lut_dtype", "the
+#: wall's position depends on tau, so ..."): how to get the result is handed over, whatever is ordered after it
+_STATED_HOW = rx(r"\b(?:lets|allows|enables)\s+(?:you|u|us|one)\s+(?:to\s+)?\w|\bdepends\s+on\b[^.;?!]{0,80}?\bso\b")
 #: what is asked after an action: "... and tell me the register count"
 _ASKED_AFTER = rx(r"\b(?:and|then|,)\s+(?:tell|show|give)\s+(?:me|us)\b|\b(?:and|then|,)\s+(?:report|print|paste|list)\b")
 #: an order to check that follows a leading question: the check is what is asked
@@ -291,7 +294,7 @@ def information_markers(text: str, sentences_: list[str] | None = None,
             reasons.append("gives the answer or cause")
         if question and _TAG_TAIL.search(ls[-40:]) and _TAG_FACT.search(ls) and not opens_as_question(core):
             reasons.append("states a fact to confirm")
-        if _HANDS_OVER.match(core):
+        if _HANDS_OVER.match(core) or (not question and not quoting and _STATED_HOW.search(core)):
             reasons.append("hands over a fact")
         if _HYPOTHESIS.match(core) and not any(flags[j] and (asks_value(cores[j]) or _MEASURED_ASKED.match(cores[j]))
                                                for j in range(i)):

@@ -20,13 +20,14 @@ from typing import Iterable
 
 from questions.mine.asking import interrogative_flags, is_interrogative, sentence_spans, sentences
 from questions.mine.classify import LABELS, classify
-from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot
+from questions.mine.cluster import Clustering, ClusterConfig, Space, cluster, dot, set_centrality
 from questions.mine.cluster import forget_memos as forget_trigrams
 from questions.mine.cues import terms_cue_words, voted_topics
 from questions.mine.extract import LogRead, Message, read_logs
 from questions.mine.normalise import forget_memos as forget_terms
 from questions.mine.normalise import generalise, terms
 from questions.mine.outcome import cluster_stats, shrunk_gain
+from questions.mine.regroup import Regrouper, Wording, apply_partition
 from questions.mine.topics import forget_memos as forget_topics
 from questions.mine.topics import topics
 from questions.mine.write import guess_arch, guess_layers, guess_triggers
@@ -60,10 +61,28 @@ class QuestionCluster:
     docs: list = field(default_factory=list, repr=False)  # (terms, times asked, features) of its wordings
     match: str | None = None  # the existing bank item it matches
     match_score: float = 0.0
+    rules_made: list[str] = field(default_factory=list)  # regrouped: the rules' candidates its askings were in
+    regroup_label: str = ""  # regrouped: what the regrouper said it asks for
 
     @property
     def rank_gain(self) -> float:
         return shrunk_gain(self.stats)
+
+
+@dataclass
+class RegroupNote:
+    """What a regrouper did to the rules' grouping (for the report and the command line)."""
+
+    by: str
+    ok: bool
+    rule_candidates: int
+    candidates: int
+    joined: int = 0  # candidates made from askings of more than one rules' candidate
+    parted: int = 0  # rules' candidates whose askings went to more than one candidate
+    dropped: int = 0
+    kept_by_rules: int = 0
+    refused: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -74,6 +93,7 @@ class MineResult:
     space: Space | None
     config: MineConfig
     bank_files: list[str] = field(default_factory=list)
+    regrouping: RegroupNote | None = None  # set when a regrouper was asked
 
     def by_label(self) -> dict[str, list[Message]]:
         out: dict[str, list[Message]] = {k: [] for k in LABELS}
@@ -185,17 +205,18 @@ def forget() -> None:
 
 
 def mine(paths: Iterable[str | os.PathLike], config: MineConfig | None = None, *,
-         bank=None, sessions_dir: str | os.PathLike | None = None) -> MineResult:
-    """Mine LOGs into labelled messages and question clusters (matched against `bank` if given)."""
+         bank=None, sessions_dir: str | os.PathLike | None = None, regroup: Regrouper | None = None) -> MineResult:
+    """Mine LOGs into labelled messages and question clusters (matched against `bank` if given;
+    `regroup`: a second opinion on the grouping, see `questions.mine.regroup`)."""
     cfg = config or MineConfig()
     reads = read_logs(paths, window=cfg.window, min_gain=cfg.min_gain, detector_config=cfg.detector_config,
                       sessions_dir=sessions_dir)
     messages = [m for r in reads for m in r.messages]
-    return mine_messages(messages, cfg, bank=bank, reads=reads)
+    return mine_messages(messages, cfg, bank=bank, reads=reads, regroup=regroup)
 
 
 def mine_messages(messages: list[Message], config: MineConfig | None = None, *, bank=None,
-                  reads: list[LogRead] | None = None) -> MineResult:
+                  reads: list[LogRead] | None = None, regroup: Regrouper | None = None) -> MineResult:
     """The miner from extracted messages on (labels, clusters, statistics, bank matches)."""
     cfg = config or MineConfig()
     label_messages(messages)
@@ -221,10 +242,54 @@ def mine_messages(messages: list[Message], config: MineConfig | None = None, *, 
     sent_from = [frozenset(m.bank_id for m in g if m.source in ("bank", "autopilot") and m.bank_id) for g in groups]
     clustering = cluster(docs, weights, cfg.cluster, sent_from) if docs else None
     clusters = _build_clusters(clustering, groups, shown, weights, docs) if clustering else []
-    result = MineResult(reads or [], messages, clusters, clustering.space if clustering else None, cfg)
+    note = None
+    if regroup is not None and clustering is not None:
+        clusters, note = _regrouped(regroup, clustering, clusters, groups, shown, weights, docs, sent_from)
+    result = MineResult(reads or [], messages, clusters, clustering.space if clustering else None, cfg,
+                        regrouping=note)
     if bank is not None and clustering is not None:
         match_bank(result, bank)
     return result
+
+
+def _regrouped(regroup: Regrouper, clustering: Clustering, rule_clusters: list[QuestionCluster],
+               groups: list[list[Message]], shown: list[dict[str, int]], weights: list[int],
+               docs: list[list[str]], sent_from: list[frozenset[str]]) -> tuple[list[QuestionCluster], "RegroupNote"]:
+    """Candidates from the regrouper's partition of the distinct wordings (the rules' stand when
+    it has no usable answer)."""
+    wordings = []
+    for ci, members_docs in enumerate(clustering.clusters):
+        for d in members_docs:
+            asked: dict[str, int] = {}
+            for m in groups[d]:  # the whole message: a doubt's question reads against its claim
+                asked[m.text] = asked.get(m.text, 0) + 1
+            text = max(asked.items(), key=lambda kv: (kv[1], -len(kv[0])))[0]
+            wordings.append(Wording(d, text, weights[d], ci))
+    answer = regroup(wordings)
+    n_rules = len(rule_clusters)
+    if not answer.ok:
+        return rule_clusters, RegroupNote(answer.by, False, n_rules, n_rules, notes=list(answer.notes))
+    applied = apply_partition(answer.groups, clustering.clusters, sent_from, answer.labels)
+    order = sorted(range(len(applied.clusters)),
+                   key=lambda i: (-sum(weights[m] for m in applied.clusters[i]), min(applied.clusters[i])))
+    rule_of = {d: ci for ci, c in enumerate(clustering.clusters) for d in c}
+    new = replace(clustering, clusters=[applied.clusters[i] for i in order], centrality=list(clustering.centrality))
+    set_centrality(new, new.clusters, weights)
+    clusters = _build_clusters(new, groups, shown, weights, docs)
+    parts: dict[int, int] = {}
+    joined = 0
+    for c, i, members_docs in zip(clusters, order, new.clusters):
+        made_of = sorted({rule_of[d] for d in members_docs})
+        c.regroup_label = applied.labels.get(i, "")
+        if len(made_of) > 1:
+            joined += 1
+            c.rules_made = [rule_clusters[r].text for r in made_of]
+        for r in made_of:
+            parts[r] = parts.get(r, 0) + 1
+    note = RegroupNote(answer.by, True, n_rules, len(clusters), joined=joined,
+                       parted=sum(1 for n in parts.values() if n > 1), dropped=applied.dropped,
+                       kept_by_rules=applied.kept_by_rules, refused=applied.refused, notes=list(answer.notes))
+    return clusters, note
 
 
 def _build_clusters(clustering: Clustering, groups: list[list[Message]], shown: list[dict[str, int]],

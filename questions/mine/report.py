@@ -142,6 +142,34 @@ def render(result, *, out_path: str | None = None, merged_into: str | None = Non
             lines.append(f"| `{c.match}` | {_cell(c.text, 90)} | {c.stats.get('asked', 0)} | "
                          f"{_pct(c.stats.get('mean_gain'))} |")
 
+    rg = getattr(result, "regrouping", None)
+    if rg is not None:
+        lines += ["", "## Grouped by the model", ""]
+        if not rg.ok:
+            lines.append(f"Asked {_cell(rg.by, 80)} to regroup the question wordings; no usable answer, so the "
+                         f"rules' grouping stands.")
+        else:
+            lines.append(f"{_cell(rg.by, 80)} regrouped the question wordings by meaning: the rules' "
+                         f"{rg.rule_candidates} candidate(s) became {rg.candidates}; {rg.joined} were made from "
+                         f"askings of several of the rules' candidates, and {rg.parted} of the rules' candidates "
+                         f"had their askings parted. Read these before adding them to a bank: the model's "
+                         f"judgement, not a rule, put them together.")
+            if rg.dropped or rg.kept_by_rules or rg.refused:
+                lines.append("")
+                lines.append(f"Checked by code: {rg.dropped} id(s) in the answer named no wording it was shown (or "
+                             f"one twice) and were dropped; {rg.kept_by_rules} wording(s) it left out kept the "
+                             f"rules' grouping; {rg.refused} group(s) joining askings sent from different bank "
+                             f"items were refused.")
+            joined = [c for c in result.clusters if c.rules_made]
+            if joined:
+                lines.append("")
+                for c in joined[:top]:
+                    said = f" — the model: _{_cell(c.regroup_label, 80)}_" if c.regroup_label else ""
+                    lines.append(f"- **{_cell(c.text, 120)}** (`{c.id}`){said}; from the rules' candidates:")
+                    lines.extend(f"  - {_cell(t, 120)}" for t in c.rules_made[:examples + 2])
+        for note in rg.notes:
+            lines.append(f"- note: {_cell(note, 200)}")
+
     multi = [c for c in result.clusters if len(c.variants) > 1][:12]
     if multi:
         lines += ["", "## How alike questions met (largest clusters)", ""]

@@ -159,6 +159,8 @@ def candidate_item(cluster) -> dict:
     if cluster.example != cluster.text:
         ex = " ".join(cluster.example.split())
         note += "; e.g. " + (ex if len(ex) <= 200 else ex[:199] + "\u2026")
+    if getattr(cluster, "rules_made", None):
+        note += f"; grouped by the model from {len(cluster.rules_made)} of the rules' candidates"
     return {
         "id": cluster.id, "text": cluster.text, "triggers": list(cluster.triggers), "layers": list(cluster.layers),
         "arch": list(cluster.arch), "provenance": "mined", "verified": False, "stats": dict(cluster.stats),

@@ -867,19 +867,37 @@ QUESTIONS_STILL_ROUND20 = [
     "p99? it's high because I ran it on a busy node, rerun pls", "spills? the profile shows them",
 ]
 
-#: rounds 9-20: what each message must be read as ("not question": anything but a question)
+# Round 22 (after CA and CC proposed one information message each: a tool's capability or a cause
+# stated, then an order to compare at the setting it names). Our own words, each failing before:
+FACTS_AND_TECHNIQUES_ROUND22 = [
+    "FAISS lets you pick 4-bit PQ codes through the factory string; compare against that, not the 8-bit default.",
+    "cuBLAS allows you to hand it a larger workspace via cublasSetWorkspace; time it with that set, not the default.",
+    "The iteration count depends on the relaxation factor, so it matches the CPU only at one setting; compare at "
+    "omega = 1.2, or you are measuring the smoother and not your kernel.",
+    "The TLB reach depends on the page size, so the slowdown shows only past 2 GB; rerun it with huge pages.",
+]
+# ... and their look-alikes, written first: a dependence asked about, a capability quoted back, a baseline chosen.
+QUESTIONS_STILL_ROUND22 = [
+    "Does the time depend on the batch size? Run 1, 8 and 64 and report each.",
+    "You said the speed depends on the clock — did you lock the clocks before measuring?",
+    "Compare against the fp32 run, not just the bf16 one, and report the max error.",
+    "How much does the error depend on the block size?",
+    "You said cuVS lets you pick the LUT dtype — what recall do you get with the 8-bit table?",
+]
+
+#: rounds 9-22: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
                   + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
                   + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15
                   + MEASUREMENT_ORDERS_ROUND16 + MEASUREMENT_ORDERS_ROUND17
                   + MEASUREMENT_ORDERS_ROUND18 + MEASUREMENT_ORDERS_ROUND19 + QUESTIONS_STILL_ROUND19
-                  + MEASUREMENT_ORDERS_ROUND20 + QUESTIONS_STILL_ROUND20]
+                  + MEASUREMENT_ORDERS_ROUND20 + QUESTIONS_STILL_ROUND20 + QUESTIONS_STILL_ROUND22]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
                    + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
                    + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15
                    + FACTS_AND_TECHNIQUES_ROUND16 + FACTS_AND_TECHNIQUES_ROUND17
                    + FACTS_AND_TECHNIQUES_ROUND18 + FACTS_AND_TECHNIQUES_ROUND19
-                   + FACTS_AND_TECHNIQUES_ROUND20]
+                   + FACTS_AND_TECHNIQUES_ROUND20 + FACTS_AND_TECHNIQUES_ROUND22]
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
                    + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14
                    + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16 + NOT_QUESTIONS_ROUND17
