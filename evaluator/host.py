@@ -24,7 +24,9 @@ import math
 import mmap
 import os
 import random
+import select
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Iterator, Mapping
@@ -744,8 +746,27 @@ class Bulk:
         return self.address
 
 
+def end_with_the_verdict(req_fd: int) -> None:
+    """End this process once every writer of the requests is gone: the verdict exited, was killed
+    (a parent's time limit, an agent's tool timeout, the OOM killer) or ended itself, and nothing
+    the host does matters any more. The host runs in a session of its own, so a kill of the
+    verdict's process group does not reach it, and a candidate that never returns would keep it
+    spinning on a shared node; the main thread may be inside that candidate, so a thread watches.
+    (A verdict that closes the host kills it anyway.)"""
+    def watch() -> None:
+        poller = select.poll()
+        poller.register(req_fd, select.POLLHUP)  # (not POLLIN: requests are the main thread's to read)
+        while True:
+            for _, events in poller.poll():
+                if events & (select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                    os._exit(0)
+
+    threading.Thread(target=watch, name="ks-verdict-gone", daemon=True).start()
+
+
 def serve(req_fd: int, rep_fd: int, bulk_fd: int | None = None) -> int:
     """Answer the verdict's requests until `close` or the end of the request stream."""
+    end_with_the_verdict(req_fd)
     reader = Reader(req_fd)
     bulk = Bulk(bulk_fd) if bulk_fd is not None else None
     core: HostCore | None = None

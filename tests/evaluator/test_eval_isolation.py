@@ -2,8 +2,10 @@
 candidate runs in a host whose environment holds nothing of the caller's secrets."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import time
 
 import pytest
@@ -47,6 +49,45 @@ def test_the_parent_kills_an_evaluation_that_outlives_its_limit(planted_dir):
     assert report.error_kind == "timeout" and "time limit" in report.error
     children = [p for p in os.listdir("/proc") if p.isdigit() and _parent_of(p) == os.getpid()]
     assert not children  # the whole process group was killed and reaped
+
+
+def _processes_naming(needle: str) -> list[int]:
+    """Live processes whose command line or mapped files name `needle` (zombies excluded)."""
+    out = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                named = needle.encode() in fh.read()
+            if not named:
+                with open(f"/proc/{pid}/maps") as fh:
+                    named = needle in fh.read()
+        except (OSError, IndexError):
+            continue
+        if named:
+            out.append(int(pid))
+    return out
+
+
+def test_a_killed_verdict_leaves_no_candidate_host_behind(planted_dir, tmp_path):
+    # the attack: a kernel that never returns, and a verdict killed from outside (here the parent's time
+    # limit; an agent's tool timeout or an OOM kill are the same) before its own call limit ends the host.
+    # The host runs in a session of its own: killing the verdict's process group does not reach it, and a
+    # host left behind would spin on a shared GPU node for as long as the node is up.
+    cache = tmp_path / "orphan-cache"
+    report = evaluate_isolated("softmax-cpu", plant("softmax_hang", planted_dir), only=SMALL, seed=4,
+                               timing=False, call_timeout_s=600, timeout_s=4, cache_dir=str(cache))
+    assert report.error_kind == "timeout"
+    deadline = time.monotonic() + 10
+    while _processes_naming(str(cache)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = _processes_naming(str(cache))
+    for pid in left:  # (do not leave them spinning if the defence is broken)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"candidate host processes outlived their verdict: {left}"
 
 
 def _parent_of(pid: str) -> int:
