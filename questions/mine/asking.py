@@ -76,9 +76,11 @@ _MEASURE_VERBS = rx(r"^(?:(?:please|just|then|and|now)\s+)*(?:run|rerun|re-run|s
                     r"repeat)\b")
 
 
-_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|"
+_SPLIT = re.compile(r"(?<=[?!])\s+|(?<=\.)\s+(?=\S)|\.{2,}|\n+|;\s+|"
+                    # a numbered step after a comma: "1) run 1k steps, 2) report the p99" (not "(split 8) 50 times")
+                    r"[,;]\s+(?=\(?\d{1,2}\)\s)|\s+(?:-{1,3}|[—–])\s+(?=\w)(?![^(]*\))|"
                     r":\s+(?![^:?]{1,20}\?\s*$)|"  # (not before a short choice: "causal vs dense: ~2x or ~1x?")
-                    r",\s+(?=(?:so|and|but|or)\s+which\b|(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|where|what's|how's|whats|wats|"
+                    r",\s+(?=(?:so|and|but|or)\s+which\b|(?:so\s+|and\s+|but\s+|or\s+)?(?:what|why|how|where|what's|how's|whats|wats|wat|wut|"
                     r"has|have|is|are|does|did|was|were|do|r\s+(?:u|you)|(?:u|you)\s+sure)\b)|"
                     # "... is best but did autotune actually pick that?"
                     r"\s+but\s+(?=(?:did|does|do|is|are|was|were|has|have|can|could)\s+(?:it|you|u|we|they|the|this|that|"
@@ -149,6 +151,11 @@ def sentences(text: str) -> list[str]:
     return [text[a:b] for a, b in sentence_spans(text)]
 
 
+#: "hw much smem is each block using", "hw bad is the tail": how, typed short (not "hw support for fp8", hardware)
+_HW_HOW = re.compile(r"^hw\s+(?=(?:much|many|bad|big|long|fast|slow|far|often|close|good|large|small|high|low|"
+                     r"does|do|did|is|are|was|were)\s+(?!(?:is|are|was|were)\s+not\b)\w+\s+\w)")
+
+
 def is_interrogative(sentence: str) -> bool:
     """Whether one sentence asks something: a question's form (a wh-word that does not open a clause,
     an auxiliary before its subject, "can you check whether ...", "any idea why ..."), with or without
@@ -157,6 +164,8 @@ def is_interrogative(sentence: str) -> bool:
     ("we added that test in this PR, yeah?", "or #172?") is not a question."""
     s = sentence.rstrip(" \"')]}*_")
     core = strip_filler(s.lower())
+    if core.startswith("hw "):
+        core = _HW_HOW.sub("how ", core)
     if _PROPOSAL.match(core):
         return False
     m = _REQUEST.match(core)

@@ -71,6 +71,8 @@ _LOOK_VERB = rx(_ORDER_OPEN + r"(show(?:\s+(?:me|us))?|give\s+(?:me|us)|list|pri
                 r"fixed|done|going|into|merged|reviewed)\b)|fetch|collect|gather|query|"
                 r"capture(?![^.;]{0,60}\b(?:in|into|as)\s+(?:a\s+|one\s+|the\s+|single\s+)*(?:cuda\s+)?graphs?\b)|"
                 r"(?:get|take|read)(?=\s+[\w.]+__\w)|"  # a metric by its name: "get l1tex__data_bank_conflicts..."
+                # "read torch.cuda.max_memory_allocated after the forward and report it" (not "read the docs")
+                r"read(?=[^;]{0,120}?\b(?:and|then)\s+(?:report|print|paste|show|tell)\b)|"
                 r"log(?=[^;]{0,120}?\b(?:per|each|every|chosen|selected|picked|which)\b|[^;]{0,120}?\band\s+(?:report|print|paste|show)\s+"
                 r"(?:it|them|the\s+(?:value|number|peak|result)s?)\b(?![^;]*\bto\s+the\b)))\b(?!\s+(?:in|out|rid)\b)")
 #: switching one change off to measure it is an ablation, not a change ("disable that opt by itself and
@@ -139,6 +141,9 @@ CHANGE_VERB = rx(r"(?:^|\b(?:and|then|&|also|to)\s+|,\s*)(update|fix|add|write|i
 #: ... except a report posted back to the steerer and a measuring tool used ("... and post
 #: min/median/max", "..., use the sanitizer"): not changes
 _NOT_A_CHANGE = rx(r"(?:(?<=load and )|(?<=loads and )|(?<=load & ))stores?\b|"  # "every global load and store"
+                   # "record the step time over 500 steps and report p99": recorded to be reported (not "record the fix
+                   # in the changelog")
+                   r"record\b(?=[^;]{0,120}?\b(?:and|then)\s+(?:report|print|paste|show|tell)\b)|"
                    r"(?:(?<=read and )|(?<=reads and )|(?<=read & ))writes?\b|"  # "the dram read and write bytes"
                    # "set CUDA_LAUNCH_BLOCKING=1, rerun ...": a tool made to print or serialise (not "set NUM_WARPS=8")
                    r"\bset\s+(?:the\s+)?[a-z0-9_]*(?:print|debug|log|logs|verbose|trace|launch_blocking)[a-z0-9_]*\s*=\s*\S+|"

@@ -14,8 +14,15 @@ FILLER = rx(r"^(?:(?:so|and|but|ok|okay|hm+|um+|also|wait|then|well|now|right|al
             r"question|btw|oh|ah|hey|sorry|honestly|seriously|still|yeah|yes|no|nope|hmm|\+|-|>)[\s,:;.!-]+)+")
 
 
+#: a step's number before it: "1) run ...", "(2) report ..."
+_ENUMERATOR = rx(r"^\(?\d{1,2}\)\s+")
+
+
 def strip_filler(s: str) -> str:
-    return FILLER.sub("", s.lstrip(" +->*#•,:;.")).lstrip(" ,:;.-")
+    s = s.lstrip(" +->*#•,:;.")
+    if s[:1] in "(0123456789":
+        s = _ENUMERATOR.sub("", s)
+    return FILLER.sub("", s).lstrip(" ,:;.-")
 
 
 #: What a terse "... pls" can ask the value of (a number, a measurement, a profiler's view)

@@ -885,13 +885,36 @@ QUESTIONS_STILL_ROUND22 = [
     "You said cuVS lets you pick the LUT dtype — what recall do you get with the 8-bit table?",
 ]
 
-#: rounds 9-22: what each message must be read as ("not question": anything but a question)
+# Round 23 (after CE-CL lost askings to numbered steps, "hw"/"wat" typed for how/what, and "record/read ...
+# and report"). Our own words, each failing before:
+MEASUREMENT_ORDERS_ROUND23 = [
+    "1) Run the softmax kernel at 8k rows, 5 warm reps. 2) Report the median time for ours and torch's.",
+    "Please do the following: 1) run 1k decode steps, 2) report the p99 step time alongside vLLM's.",
+    "(1) Profile the gather with ncu. (2) Report the L2 hit rate.",
+    "hw much smem is each block using", "hw bad is the tail latency at batch 1",
+    "l2 hits on the gather, wat % r we getting",
+    "Read torch.cuda.max_memory_allocated after the forward and report it.",
+    "Record the step time over 500 steps and report p99 and max.",
+]
+# ... and their look-alikes, written first: numbered changes, "hw" for hardware, reading and recording
+# that measure nothing.
+NOT_QUESTIONS_ROUND23 = [
+    "1) Fix the off-by-one in the tail loop. 2) Push the branch.",
+    "1) Switch the accumulator to fp32. 2) Report the max error.",
+    "Please do the following: 1) rebase on main, 2) push.",
+    "hw support for fp8 is missing on the A100", "hw much is not the point, the API is.",
+    "Read the docs on cp.async before you start.", "Record a short demo video for the README.",
+    "Record the fix in the changelog and push it.",
+]
+
+#: rounds 9-23: what each message must be read as ("not question": anything but a question)
 LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_THAT_LOOK_LEADING + MEASUREMENT_ORDERS_ROUND10
                   + MEASUREMENT_ORDERS_ROUND11 + MEASUREMENT_ORDERS_ROUND12 + MEASUREMENT_ORDERS_ROUND13
                   + MEASUREMENT_ORDERS_ROUND14 + MEASUREMENT_ORDERS_ROUND15
                   + MEASUREMENT_ORDERS_ROUND16 + MEASUREMENT_ORDERS_ROUND17
                   + MEASUREMENT_ORDERS_ROUND18 + MEASUREMENT_ORDERS_ROUND19 + QUESTIONS_STILL_ROUND19
-                  + MEASUREMENT_ORDERS_ROUND20 + QUESTIONS_STILL_ROUND20 + QUESTIONS_STILL_ROUND22]
+                  + MEASUREMENT_ORDERS_ROUND20 + QUESTIONS_STILL_ROUND20 + QUESTIONS_STILL_ROUND22
+                  + MEASUREMENT_ORDERS_ROUND23]
                 + [(t, "information") for t in FACTS_AND_TECHNIQUES_ROUND9 + FACTS_AND_TECHNIQUES_ROUND10
                    + FACTS_AND_TECHNIQUES_ROUND12 + FACTS_AND_TECHNIQUES_ROUND13
                    + FACTS_AND_TECHNIQUES_ROUND14 + FACTS_AND_TECHNIQUES_ROUND15
@@ -901,7 +924,7 @@ LATER_ROUNDS = ([(t, "question") for t in MEASUREMENT_ORDERS_ROUND9 + QUESTIONS_
                 + [(t, "not question") for t in ORDERS_THAT_ONLY_LOOK_LIKE_ROUND9 + NOT_QUESTIONS_ROUND10 + NOT_QUESTIONS_ROUND11
                    + NOT_QUESTIONS_ROUND12 + NOT_QUESTIONS_ROUND13 + NOT_QUESTIONS_ROUND14
                    + NOT_QUESTIONS_ROUND15 + NOT_QUESTIONS_ROUND16 + NOT_QUESTIONS_ROUND17
-                   + NOT_QUESTIONS_ROUND18 + NOT_QUESTIONS_ROUND19 + NOT_QUESTIONS_ROUND20])
+                   + NOT_QUESTIONS_ROUND18 + NOT_QUESTIONS_ROUND19 + NOT_QUESTIONS_ROUND20 + NOT_QUESTIONS_ROUND23])
 
 
 @pytest.mark.parametrize(("text", "expected"), LATER_ROUNDS)
