@@ -171,6 +171,7 @@ class ModelGrouper:
                     self.usage[k] = self.usage.get(k, 0) + v
             got, got_labels, wrong = read_groups(answer, ids)
             if wrong:
+                # the groups the batch came in stand (and may still join others in a later round)
                 notes.append(f"request {self.requests} ({len(batch)} wordings): {wrong}; the rules' grouping "
                              f"stands for them")
                 by_rule: dict[int, list[int]] = {}
@@ -189,15 +190,15 @@ class ModelGrouper:
         ordered = sorted(wordings, key=lambda w: (w.rule_group, -w.asked, w.index))
         first = self._group(ordered, notes)
         if first is None:
-            return Regrouping([], self._by(), notes=notes, ok=False)
+            return Regrouping([], self.describe(), notes=notes, ok=False)
         groups, labels = first
+        by_index = {w.index: w for w in wordings}
         rounds = 1
         batched = len(ordered) > self.max_wordings
         while batched and len(groups) > 1 and rounds < MAX_ROUNDS:
             # another round: one wording per group (its most asked), so groups from different
             # batches that ask the same question can join; the batches' edges move each round
             rounds += 1
-            by_index = {w.index: w for w in wordings}
             reps = [max((by_index[d] for d in g), key=lambda w: (w.asked, -w.index)) for g in groups]
             group_of = {r.index: gi for gi, r in enumerate(reps)}
             shift = (rounds - 2) * (self.max_wordings // 2) % len(reps)
@@ -226,9 +227,10 @@ class ModelGrouper:
         if self.usage:
             notes.append(f"{self.requests} request(s); tokens in {self.usage.get('input_tokens', 0):,}, "
                          f"out {self.usage.get('output_tokens', 0):,}")
-        return Regrouping(groups, self._by(), labels=labels, notes=notes)
+        return Regrouping(groups, self.describe(), labels=labels, notes=notes)
 
-    def _by(self) -> str:
+    def describe(self) -> str:
+        """Who grouped, and in how many requests."""
         return f"{self.by} ({self.requests} request{'s' if self.requests != 1 else ''})"
 
 
@@ -299,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     model's second opinion. Live on the API (ANTHROPIC_API_KEY), or from recorded answers."""
     import argparse
 
-    from questions.benchmark.planted import PlantedSetError, read_set, score, thinned
+    from questions.benchmark.planted import PlantedSetError, print_results, read_sets, score
 
     ap = argparse.ArgumentParser(prog="python -m agent.grouping", description=main.__doc__.split("\n")[0])
     ap.add_argument("sets", nargs="+", metavar="SET.yaml")
@@ -309,9 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--thin", metavar="SEED", type=int, help="ask each question 2 to 5 of its ways (drawn with SEED)")
     args = ap.parse_args(argv)
     try:
-        sets = [read_set(p) for p in args.sets]
-        if args.thin is not None:
-            sets = [thinned(ps, args.thin) for ps in sets]
+        sets = read_sets(args.sets, args.thin)
     except PlantedSetError as exc:
         print(f"python -m agent.grouping: error: {exc}", file=sys.stderr)
         return 2
@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     for ps in sets:
         grouper = ModelGrouper(ask, model)
         r = score(ps, regroup=grouper)
-        r["by"] = grouper._by()
+        r["by"] = grouper.describe()
         results.append(r)
     if recorded is not None and recorded.missing:
         print(f"{len(recorded.missing)} request(s) have no recorded answer; written to {args.answers}: "
@@ -339,13 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(results, sys.stdout, indent=1, ensure_ascii=False)
         print()
         return 0 if recorded is None or not recorded.missing else 3
-    for r in results:
-        print(f"set {r['set']}: {r['one_candidate']}/{r['questions']} planted questions came out as one candidate "
-              f"({r['one_candidate_rate']:.0%}); {len(r['information_proposed'])}/{r['information']} information "
-              f"messages proposed as questions; {r['candidates']} candidates in all; grouped by {r['by']}")
-        for key, v in r["per_question"].items():
-            if v["verdict"] != "one":
-                print(f"  {v['verdict']:<6} {key}: {v['proposed']}/{v['asked']} proposed in {v['clusters']} cluster(s)")
+    print_results(results, grouped_by=[r["by"] for r in results])
     if recorded is not None and recorded.models:
         print(f"recorded answers from: {', '.join(sorted(recorded.models))}")
     return 0 if recorded is None or not recorded.missing else 3

@@ -147,9 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     paths = args.sets or sorted(str(p) for p in PLANTED.glob("set_*.yaml"))
     try:
-        sets = [read_set(p) for p in paths]
-        if args.thin is not None:
-            sets = [thinned(ps, args.thin) for ps in sets]
+        sets = read_sets(paths, args.thin)
     except PlantedSetError as exc:
         print(f"python -m questions.benchmark.planted: error: {exc}", file=sys.stderr)
         return 2
@@ -158,21 +156,34 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(results, sys.stdout, indent=1, ensure_ascii=False)
         print()
     else:
-        for r in results:
-            print(f"set {r['set']}: {r['one_candidate']}/{r['questions']} planted questions came out as one candidate "
-                  f"({r['one_candidate_rate']:.0%}); {len(r['information_proposed'])}/{r['information']} information "
-                  f"messages proposed as questions; {r['candidates']} candidates in all")
-            for key, v in r["per_question"].items():
-                if args.verbose or v["verdict"] != "one":
-                    print(f"  {v['verdict']:<6} {key}: {v['proposed']}/{v['asked']} proposed in {v['clusters']} "
-                          f"cluster(s){'; with ' + repr(v['with_others']) if v['with_others'] else ''}")
-                    if args.verbose:
-                        for c in v["candidates"]:
-                            print(f"         \u2192 {c}")
-            for t in r["information_proposed"]:
-                print(f"  information proposed: {t}")
+        print_results(results, verbose=args.verbose)
     ok = all(r["one_candidate_rate"] >= 0.9 and not r["information_proposed"] for r in results)
     return 0 if ok else 1
+
+
+def read_sets(paths: list[str], thin: int | None = None) -> list[PlantedSet]:
+    """The sets at `paths`, each thinned with seed `thin` when given (raises PlantedSetError)."""
+    sets = [read_set(p) for p in paths]
+    return [thinned(ps, thin) for ps in sets] if thin is not None else sets
+
+
+def print_results(results: list[dict], *, verbose: bool = False, grouped_by: list[str] | None = None) -> None:
+    """Each set's line, then its questions that did not come out as one candidate (all, verbose) and
+    the information it proposed. `grouped_by`: per set, who regrouped it (agent.grouping)."""
+    for i, r in enumerate(results):
+        print(f"set {r['set']}: {r['one_candidate']}/{r['questions']} planted questions came out as one candidate "
+              f"({r['one_candidate_rate']:.0%}); {len(r['information_proposed'])}/{r['information']} information "
+              f"messages proposed as questions; {r['candidates']} candidates in all"
+              + (f"; grouped by {grouped_by[i]}" if grouped_by else ""))
+        for key, v in r["per_question"].items():
+            if verbose or v["verdict"] != "one":
+                print(f"  {v['verdict']:<6} {key}: {v['proposed']}/{v['asked']} proposed in {v['clusters']} "
+                      f"cluster(s){'; with ' + repr(v['with_others']) if v['with_others'] else ''}")
+                if verbose:
+                    for c in v["candidates"]:
+                        print(f"         \u2192 {c}")
+        for t in r["information_proposed"]:
+            print(f"  information proposed: {t}")
 
 
 if __name__ == "__main__":

@@ -254,7 +254,7 @@ def mine_messages(messages: list[Message], config: MineConfig | None = None, *, 
 
 def _regrouped(regroup: Regrouper, clustering: Clustering, rule_clusters: list[QuestionCluster],
                groups: list[list[Message]], shown: list[dict[str, int]], weights: list[int],
-               docs: list[list[str]], sent_from: list[frozenset[str]]) -> tuple[list[QuestionCluster], "RegroupNote"]:
+               docs: list[list[str]], sent_from: list[frozenset[str]]) -> tuple[list[QuestionCluster], RegroupNote]:
     """Candidates from the regrouper's partition of the distinct wordings (the rules' stand when
     it has no usable answer)."""
     wordings = []

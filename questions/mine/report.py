@@ -142,7 +142,7 @@ def render(result, *, out_path: str | None = None, merged_into: str | None = Non
             lines.append(f"| `{c.match}` | {_cell(c.text, 90)} | {c.stats.get('asked', 0)} | "
                          f"{_pct(c.stats.get('mean_gain'))} |")
 
-    rg = getattr(result, "regrouping", None)
+    rg = result.regrouping
     if rg is not None:
         lines += ["", "## Grouped by the model", ""]
         if not rg.ok:
