@@ -22,15 +22,16 @@ the request's content, so a scoring run can be repeated without the API (see `ma
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
-import threading
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
+from agent.opinion import (Answer, Ask, Asking, RecordedModel, api_ask, clipped, data_line, forced_request,
+                           request_key)
 from questions.mine.regroup import Regrouping, Wording
+
+__all__ = ["TOOL", "ModelGrouper", "build_request", "read_groups", "tool_spec",
+           "Answer", "Ask", "RecordedModel", "api_ask", "request_key"]
 
 MAX_WORDINGS = 300  # per request
 MAX_TEXT = 400  # characters of a wording sent
@@ -90,33 +91,11 @@ def build_request(batch: list[Wording], model: str, max_tokens: int = 8192) -> t
     lines = []
     for k, w in enumerate(batch, 1):
         ids[f"q{k}"] = w.index
-        text = w.text if len(w.text) <= MAX_TEXT else w.text[:MAX_TEXT - 1] + "\u2026"
-        line = json.dumps({"id": f"q{k}", "asked": w.asked, "rules": w.rule_group + 1, "text": text},
-                          ensure_ascii=False)
-        # a wording is data: it stays on its line (JSON escapes newlines and quotes) and cannot
-        # close the <wordings> block or open a tag of its own
-        lines.append(line.replace("<", "\\u003c").replace(">", "\\u003e"))
+        # a wording is data: it stays on its line and cannot close the <wordings> block
+        lines.append(data_line({"id": f"q{k}", "asked": w.asked, "rules": w.rule_group + 1,
+                                "text": clipped(w.text, MAX_TEXT)}))
     content = INSTRUCTIONS.format(n=len(batch), tool=TOOL, lines="\n".join(lines))
-    request = {"model": model, "max_tokens": max_tokens, "system": SYSTEM,
-               "messages": [{"role": "user", "content": content}],
-               "tools": [tool_spec()], "tool_choice": {"type": "tool", "name": TOOL}}
-    return request, ids
-
-
-def request_key(request: dict) -> str:
-    """The request's content (system, messages, tools; not the model), hashed: a recorded answer's key."""
-    body = {k: request[k] for k in ("system", "messages", "tools", "tool_choice") if k in request}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
-
-
-@dataclass
-class Answer:
-    tool_input: dict | None  # what the model passed to report_groups (None: no usable answer)
-    usage: dict = field(default_factory=dict)
-    error: str = ""
-
-
-Ask = Callable[[dict], Answer]
+    return forced_request(model, max_tokens, SYSTEM, content, tool_spec()), ids
 
 
 def read_groups(answer: Answer, ids: dict[str, int]) -> tuple[list[list[int]], list[str], str]:
@@ -140,18 +119,13 @@ def read_groups(answer: Answer, ids: dict[str, int]) -> tuple[list[list[int]], l
     return groups, labels, ""
 
 
-class ModelGrouper:
+class ModelGrouper(Asking):
     """A `questions.mine.regroup.Regrouper` that asks a model (through `ask`)."""
 
     def __init__(self, ask: Ask, model: str, *, max_wordings: int = MAX_WORDINGS, by: str | None = None,
                  progress: Callable[[str], None] | None = None) -> None:
-        self.ask = ask
-        self.progress = progress
-        self.model = model
+        super().__init__(ask, model, by=by, progress=progress)
         self.max_wordings = max(2, max_wordings)
-        self.by = by or model
-        self.requests = 0
-        self.usage: dict[str, int] = {}
 
     def _group(self, wordings: list[Wording], notes: list[str]) -> tuple[list[list[int]], list[str]] | None:
         """One round: batches of wordings grouped; None when no batch got a usable answer."""
@@ -161,14 +135,7 @@ class ModelGrouper:
         for start in range(0, len(wordings), self.max_wordings):
             batch = wordings[start:start + self.max_wordings]
             request, ids = build_request(batch, self.model)
-            if self.progress is not None:
-                self.progress(f"asking {self.model} to group {len(batch)} question wording(s) "
-                              f"(request {self.requests + 1})")
-            answer = self.ask(request)
-            self.requests += 1
-            for k, v in answer.usage.items():
-                if isinstance(v, int):
-                    self.usage[k] = self.usage.get(k, 0) + v
+            answer = self.asked(request, f"to group {len(batch)} question wording(s)")
             got, got_labels, wrong = read_groups(answer, ids)
             if wrong:
                 # the groups the batch came in stand (and may still join others in a later round)
@@ -224,81 +191,14 @@ class ModelGrouper:
             batched = len(reps) > self.max_wordings
             if not fewer and not batched:
                 break
-        if self.usage:
-            notes.append(f"{self.requests} request(s); tokens in {self.usage.get('input_tokens', 0):,}, "
-                         f"out {self.usage.get('output_tokens', 0):,}")
-        return Regrouping(groups, self.describe(), labels=labels, notes=notes)
-
-    def describe(self) -> str:
-        """Who grouped, and in how many requests."""
-        return f"{self.by} ({self.requests} request{'s' if self.requests != 1 else ''})"
-
-
-class _QuietSink:
-    def attempt(self, attempt: int) -> None: ...
-    def text_delta(self, index: int, text: str, kind: str) -> None: ...
-    def block(self, index: int, block: dict) -> None: ...
-    def tick(self) -> None: ...
-
-    def retry(self, attempt: int, error: str, delay_s: float, status: int | None) -> None:
-        print(f"kernelseek mine: the model's request failed ({error}); retrying in {delay_s:.0f} s",
-              file=sys.stderr)
-
-
-def api_ask(config=None) -> tuple[Ask, str]:
-    """An `Ask` on the Messages API (credentials from the environment, retries as the runner's),
-    and the model's name. Raises agent.model.MissingCredentials without a key."""
-    from agent.config import load_config
-    from agent.model import ModelClient, ModelError, make_client
-
-    cfg = config or load_config()
-    client = ModelClient(make_client(cfg), cfg)
-
-    def ask(request: dict) -> Answer:
-        try:
-            result = client.turn(request, _QuietSink(), threading.Event())
-        except ModelError as exc:
-            return Answer(None, error=f"the API refused the request: {exc}")
-        for block in result.blocks:
-            if block.get("type") == "tool_use" and block.get("name") == TOOL:
-                return Answer(block.get("input"), result.usage)
-        return Answer(None, result.usage, error=f"the model did not call {TOOL} (stop: {result.stop_reason})")
-
-    return ask, cfg.model
-
-
-class RecordedModel:
-    """An `Ask` that answers from recorded answers: DIR/<request_key>.json holding
-    {"tool_input": {...}, "model": "...", ...}. A request with no recording is written to
-    DIR/<request_key>.request.txt (system, then the user's text) and listed in `missing`."""
-
-    def __init__(self, directory: str | Path) -> None:
-        self.dir = Path(directory)
-        self.missing: list[str] = []
-        self.used: set[str] = set()
-        self.models: set[str] = set()
-
-    def __call__(self, request: dict) -> Answer:
-        key = request_key(request)
-        path = self.dir / f"{key}.json"
-        if not path.is_file():
-            self.dir.mkdir(parents=True, exist_ok=True)
-            (self.dir / f"{key}.request.txt").write_text(
-                request["system"] + "\n\n---\n\n" + request["messages"][0]["content"] + "\n", encoding="utf-8")
-            self.missing.append(key)
-            return Answer(None, error=f"no recorded answer ({path.name})")
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            return Answer(None, error=f"{path}: unreadable recorded answer ({exc})")
-        self.used.add(key)
-        self.models.add(str(doc.get("model", "?")))
-        return Answer(doc.get("tool_input"), doc.get("usage") or {})
+        return Regrouping(groups, self.describe(), labels=labels, notes=notes + self.usage_note())
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m agent.grouping SET.yaml ... [--answers DIR]`: the planted benchmark with the
-    model's second opinion. Live on the API (ANTHROPIC_API_KEY), or from recorded answers."""
+    """`python -m agent.grouping SET.yaml ... [--answers DIR] [--group-only]`: the planted benchmark
+    with the model's second opinions, as `kernelseek mine --with-model` asks them (which messages
+    are questions, then the grouping; `--group-only`: the grouping alone, as rounds 21-24 were
+    scored). Live on the API (ANTHROPIC_API_KEY), or from recorded answers."""
     import argparse
 
     from questions.benchmark.planted import PlantedSetError, print_results, read_sets, score
@@ -309,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
                                                      "written there as DIR/<key>.request.txt)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--thin", metavar="SEED", type=int, help="ask each question 2 to 5 of its ways (drawn with SEED)")
+    ap.add_argument("--group-only", action="store_true",
+                    help="the model groups only; the rules alone say which messages are questions")
+    ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     try:
         sets = read_sets(args.sets, args.thin)
@@ -326,10 +229,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"python -m agent.grouping: {exc} (or pass --answers DIR)", file=sys.stderr)
             return 2
         recorded = None
+    from agent.screening import ModelScreener
+
     results = []
     for ps in sets:
         grouper = ModelGrouper(ask, model)
-        r = score(ps, regroup=grouper)
+        r = score(ps, regroup=grouper, screen=None if args.group_only else ModelScreener(ask, model))
         r["by"] = grouper.describe()
         results.append(r)
     if recorded is not None and recorded.missing:
@@ -339,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(results, sys.stdout, indent=1, ensure_ascii=False)
         print()
         return 0 if recorded is None or not recorded.missing else 3
-    print_results(results, grouped_by=[r["by"] for r in results])
+    print_results(results, verbose=args.verbose, grouped_by=[r["by"] for r in results])
     if recorded is not None and recorded.models:
         print(f"recorded answers from: {', '.join(sorted(recorded.models))}")
     return 0 if recorded is None or not recorded.missing else 3

@@ -20,13 +20,15 @@ matching items get their statistics replaced, new ones are appended; the result 
 (which may be BANK itself). Candidates that match an item of the bundled bank (or --bank) are
 not written again; the report lists them.
 
---with-model asks the model (the agent's: --model, else $KERNELSEEK_MODEL or the config's) to
-regroup the question wordings the rules clustered: the rules split a question asked in words
-that share nothing; the model groups by meaning. It needs ANTHROPIC_API_KEY and sends the
-questions' text (nothing else) to the API; code checks the answer (each wording once, askings
-sent from different bank items never joined) and keeps the rules' grouping where the answer is
-unusable. The report lists every candidate the model made from several of the rules'. See
-docs/mining.md.
+--with-model asks the model (the agent's: --model, else $KERNELSEEK_MODEL or the config's) for
+two second opinions: which messages are questions at all (the rules lose askings typed in forms
+they have no rule for), then how the question wordings group (the rules split a question asked
+in words that share nothing; the model groups by meaning). It needs ANTHROPIC_API_KEY and sends
+the messages' text (nothing else) to the API; code checks each answer (each message and wording
+once, bank questions and messages carrying code, output, files or a URL never relabelled, askings
+sent from different bank items never joined) and keeps the rules' say where an answer is
+unusable. The report lists every message the model relabelled and every candidate it made from
+several of the rules'. See docs/mining.md.
 """
 
 
@@ -44,7 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
     p.add_argument("--sessions-dir", metavar="DIR", help="where session names are looked up")
     p.add_argument("--with-model", action="store_true",
-                   help="let the model regroup the question wordings by meaning (needs ANTHROPIC_API_KEY)")
+                   help="let the model say which messages are questions and group them by meaning "
+                        "(needs ANTHROPIC_API_KEY)")
     p.add_argument("--model", metavar="NAME", help="the model for --with-model (default: the agent's)")
 
 
@@ -100,13 +103,13 @@ def run(args: argparse.Namespace) -> int:
     logs, notes = readable_logs(args.logs, args.sessions_dir)
     for note in notes:
         print(f"kernelseek mine: {note}", file=sys.stderr)
-    regroup = model_grouper(args)
+    screen, regroup = model_opinions(args)
     result = mine(logs, MineConfig(window=args.window), bank=Bank(merge_items + reference),
-                  sessions_dir=args.sessions_dir, regroup=regroup)
-    rg = result.regrouping
-    if rg is not None:
-        for note in rg.notes:
-            print(f"kernelseek mine: the model's grouping: {note}", file=sys.stderr)
+                  sessions_dir=args.sessions_dir, regroup=regroup, screen=screen)
+    rg, sc = result.regrouping, result.screening
+    for what, opinion in (("reading", sc), ("grouping", rg)):
+        for note in opinion.notes if opinion is not None else ():
+            print(f"kernelseek mine: the model's {what}: {note}", file=sys.stderr)
     saved = save_bank(result, args.out, merge=args.merge, merge_items=merge_items, reference_items=reference,
                       min_asked=args.min_asked,
                       header=f"Mined by `kernelseek mine` from {len(result.reads)} log(s): "
@@ -124,6 +127,11 @@ def run(args: argparse.Namespace) -> int:
             "regrouped": None if rg is None else {"by": rg.by, "ok": rg.ok, "rule_candidates": rg.rule_candidates,
                                                   "candidates": rg.candidates, "joined": rg.joined,
                                                   "parted": rg.parted, "notes": rg.notes},
+            "screened": None if sc is None else {
+                "by": sc.by, "ok": sc.ok, "shown": sc.shown, "notes": sc.notes,
+                "became_questions": [{"text": t, "rules": was} for t, was in sc.became_questions],
+                "no_longer_questions": [{"text": t, "label": now} for t, now in sc.no_longer_questions],
+                "alone": [{"text": t, "rules": was} for t, was in sc.alone]},
             "known": saved["known"], "out": args.out, "report": args.report,
             "candidates": [{"id": c.id, "text": c.text, "stats": c.stats, "triggers": list(c.triggers),
                             "layers": list(c.layers), "arch": list(c.arch), "match": c.match}
@@ -138,6 +146,12 @@ def run(args: argparse.Namespace) -> int:
     for r in result.reads:
         for note in r.notes:
             print(f"  note: {r.path}: {note}")
+    if sc is not None:
+        print_wrapped(f"read by {sc.by}: " + (f"of {sc.shown} distinct message(s), {len(sc.became_questions)} became "
+                                               f"questions and {len(sc.no_longer_questions)} no longer are"
+                                               + (f"; {len(sc.alone)} it called questions stand alone (not "
+                                                  f"proposed)" if sc.alone else "")
+                                               if sc.ok else "no usable answer; the rules' labels stand"), 2)
     if rg is not None:
         print_wrapped(f"grouped by {rg.by}: " + (f"{rg.rule_candidates} rule candidate(s) became {rg.candidates}; "
                                                  f"{rg.joined} made from several of the rules'"
@@ -160,15 +174,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def model_grouper(args: argparse.Namespace):
-    """The model's regrouper for --with-model (None without it). A missing key is one line (exit 2)."""
+def model_opinions(args: argparse.Namespace):
+    """The model's screener and regrouper for --with-model ((None, None) without it). A missing
+    key is one line (exit 2)."""
     if not args.with_model:
         if args.model:
             raise MineArgsError("--model names the model for --with-model; pass --with-model too")
-        return None
+        return None, None
     from agent.config import load_config
-    from agent.grouping import ModelGrouper, api_ask
+    from agent.grouping import ModelGrouper
+    from agent.opinion import api_ask
+    from agent.screening import ModelScreener
 
     config = load_config(model=args.model)
     ask, model = api_ask(config)
-    return ModelGrouper(ask, model, progress=lambda line: print(f"kernelseek mine: {line} ...", file=sys.stderr))
+
+    def progress(line: str) -> None:
+        print(f"kernelseek mine: {line} ...", file=sys.stderr)
+
+    return ModelScreener(ask, model, progress=progress), ModelGrouper(ask, model, progress=progress)

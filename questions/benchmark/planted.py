@@ -96,9 +96,10 @@ def thinned(ps: PlantedSet, seed: int) -> PlantedSet:
     return PlantedSet(ps.name, qs, ps.information, ps.directives, ps.other)
 
 
-def score(ps: PlantedSet, seed: int = 1, regroup=None) -> dict:
-    """Mine the set and measure it (see the module's docstring). `regroup`: a second opinion on
-    the grouping (`questions.mine.regroup`; `python -m agent.grouping` passes the model's)."""
+def score(ps: PlantedSet, seed: int = 1, regroup=None, screen=None) -> dict:
+    """Mine the set and measure it (see the module's docstring). `screen`, `regroup`: second
+    opinions on which messages are questions and on the grouping (`questions.mine.screen`,
+    `questions.mine.regroup`; `python -m agent.grouping` passes the model's)."""
     from questions.loader import load_bank
     from questions.mine import MineConfig, mine
 
@@ -106,7 +107,7 @@ def score(ps: PlantedSet, seed: int = 1, regroup=None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "steering.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r, _, _ in recs), encoding="utf-8")
-        result = mine([path], MineConfig(), bank=load_bank(), regroup=regroup)
+        result = mine([path], MineConfig(), bank=load_bank(), regroup=regroup, screen=screen)
     truth = {r["text"]: (key, label) for r, key, label in recs}
     where: dict[str, int] = {}
     for ci, c in enumerate(result.clusters):
@@ -132,10 +133,18 @@ def score(ps: PlantedSet, seed: int = 1, regroup=None) -> dict:
                              "candidates": [result.clusters[ci].text for ci in clusters],
                              "matches": [result.clusters[ci].match for ci in clusters if result.clusters[ci].match]}
     one = sum(1 for v in per_question.values() if v["verdict"] == "one")
+    sc = result.screening
+    screened = None if sc is None else {
+        "by": sc.by, "ok": sc.ok, "shown": sc.shown,
+        "became_questions": [{"text": t, "planted": truth.get(t, (None, "?"))[1], "rules": was}
+                             for t, was in sc.became_questions],
+        "no_longer_questions": [{"text": t, "planted": truth.get(t, (None, "?"))[1], "label": now}
+                                for t, now in sc.no_longer_questions],
+        "alone": [{"text": t, "planted": truth.get(t, (None, "?"))[1], "rules": was} for t, was in sc.alone]}
     return {"set": ps.name, "questions": len(per_question), "one_candidate": one,
             "one_candidate_rate": round(one / len(per_question), 3) if per_question else None,
             "information": len(ps.information), "information_proposed": info_proposed,
-            "candidates": len(result.clusters), "per_question": per_question}
+            "candidates": len(result.clusters), "per_question": per_question, "screened": screened}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,6 +193,19 @@ def print_results(results: list[dict], *, verbose: bool = False, grouped_by: lis
                         print(f"         \u2192 {c}")
         for t in r["information_proposed"]:
             print(f"  information proposed: {t}")
+        sc = r.get("screened")
+        if sc:
+            moved = sc["became_questions"] + sc["no_longer_questions"]
+            print(f"  read by {sc['by']}: {len(sc['became_questions'])} became questions "
+                  f"({sum(1 for m in sc['became_questions'] if m['planted'] != 'question')} not planted as one), "
+                  f"{len(sc['no_longer_questions'])} no longer questions "
+                  f"({sum(1 for m in sc['no_longer_questions'] if m['planted'] == 'question')} planted as one), "
+                  f"{len(sc['alone'])} called questions but alone"
+                  if sc["ok"] else f"  read by {sc['by']}: no usable answer; the rules' labels stand")
+            if verbose:
+                for m in moved + [{**m, "label": "(alone)"} for m in sc["alone"]]:
+                    print(f"    {m.get('rules', 'question')} -> {m.get('label', 'question')} "
+                          f"(planted {m['planted']}): {m['text']}")
 
 
 if __name__ == "__main__":

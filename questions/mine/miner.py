@@ -28,6 +28,7 @@ from questions.mine.normalise import forget_memos as forget_terms
 from questions.mine.normalise import generalise, terms
 from questions.mine.outcome import cluster_stats, shrunk_gain
 from questions.mine.regroup import Regrouper, Wording, apply_partition
+from questions.mine.screen import Screener, Shown, apply_screening, shown_to_screen
 from questions.mine.topics import forget_memos as forget_topics
 from questions.mine.topics import topics
 from questions.mine.write import guess_arch, guess_layers, guess_triggers
@@ -63,6 +64,7 @@ class QuestionCluster:
     match_score: float = 0.0
     rules_made: list[str] = field(default_factory=list)  # regrouped: the rules' candidates its askings were in
     regroup_label: str = ""  # regrouped: what the regrouper said it asks for
+    screened_in: int = 0  # askings a screener read as questions that the rules did not
 
     @property
     def rank_gain(self) -> float:
@@ -86,6 +88,23 @@ class RegroupNote:
 
 
 @dataclass
+class ScreenNote:
+    """What a screener did to the rules' labels (for the report and the command line)."""
+
+    by: str
+    ok: bool
+    shown: int  # distinct messages shown
+    became_questions: list[tuple[str, str]] = field(default_factory=list)  # (text, the rules' label)
+    alone: list[tuple[str, str]] = field(default_factory=list)  # called questions, but no candidate of theirs
+    #   rests on a question the rules found: not proposed, the rules' label restored (text, that label)
+    no_longer_questions: list[tuple[str, str]] = field(default_factory=list)  # (text, the label given)
+    relabelled: int = 0  # other moves (directive <-> information, ...), which propose nothing
+    dropped: int = 0
+    left_out: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class MineResult:
     reads: list[LogRead]
     messages: list[Message]
@@ -94,6 +113,7 @@ class MineResult:
     config: MineConfig
     bank_files: list[str] = field(default_factory=list)
     regrouping: RegroupNote | None = None  # set when a regrouper was asked
+    screening: ScreenNote | None = None  # set when a screener was asked
 
     def by_label(self) -> dict[str, list[Message]]:
         out: dict[str, list[Message]] = {k: [] for k in LABELS}
@@ -205,21 +225,25 @@ def forget() -> None:
 
 
 def mine(paths: Iterable[str | os.PathLike], config: MineConfig | None = None, *,
-         bank=None, sessions_dir: str | os.PathLike | None = None, regroup: Regrouper | None = None) -> MineResult:
+         bank=None, sessions_dir: str | os.PathLike | None = None, regroup: Regrouper | None = None,
+         screen: Screener | None = None) -> MineResult:
     """Mine LOGs into labelled messages and question clusters (matched against `bank` if given;
+    `screen`: a second opinion on which messages are questions, see `questions.mine.screen`;
     `regroup`: a second opinion on the grouping, see `questions.mine.regroup`)."""
     cfg = config or MineConfig()
     reads = read_logs(paths, window=cfg.window, min_gain=cfg.min_gain, detector_config=cfg.detector_config,
                       sessions_dir=sessions_dir)
     messages = [m for r in reads for m in r.messages]
-    return mine_messages(messages, cfg, bank=bank, reads=reads, regroup=regroup)
+    return mine_messages(messages, cfg, bank=bank, reads=reads, regroup=regroup, screen=screen)
 
 
 def mine_messages(messages: list[Message], config: MineConfig | None = None, *, bank=None,
-                  reads: list[LogRead] | None = None, regroup: Regrouper | None = None) -> MineResult:
+                  reads: list[LogRead] | None = None, regroup: Regrouper | None = None,
+                  screen: Screener | None = None) -> MineResult:
     """The miner from extracted messages on (labels, clusters, statistics, bank matches)."""
     cfg = config or MineConfig()
     label_messages(messages)
+    screened, rescued = _screened(screen, messages) if screen is not None else (None, {})
     pool = [m for m in messages if m.label == "question" and (cfg.include_autopilot or m.source != "autopilot")]
     # distinct questions: same terms in the same order are the same question
     index: dict[tuple, int] = {}
@@ -245,11 +269,89 @@ def mine_messages(messages: list[Message], config: MineConfig | None = None, *, 
     note = None
     if regroup is not None and clustering is not None:
         clusters, note = _regrouped(regroup, clustering, clusters, groups, shown, weights, docs, sent_from)
+    if rescued:
+        clusters = _without_model_only(clusters, rescued, screened)
+        for c in clusters:
+            c.screened_in = sum(1 for m in c.members if id(m) in rescued)
     result = MineResult(reads or [], messages, clusters, clustering.space if clustering else None, cfg,
-                        regrouping=note)
+                        regrouping=note, screening=screened)
     if bank is not None and clustering is not None:
         match_bank(result, bank)
     return result
+
+
+def _screened(screen: Screener, messages: list[Message]) -> tuple[ScreenNote | None, dict[int, tuple]]:
+    """The screener's labels in force on `messages` (each distinct text shown once; the rules'
+    labels stand where it has no usable answer or gives none), and the messages it made questions
+    (id(message) -> the rules' label, reasons and question part)."""
+    index: dict[str, int] = {}
+    shown: list[Shown] = []
+    who: list[int | None] = []
+    for m in messages:
+        i = None
+        if shown_to_screen(m.source, m.via, m.bank_id, m.reasons, m.text):
+            key = m.text.strip()
+            i = index.get(key)
+            if i is None:
+                i = index[key] = len(shown)
+                shown.append(Shown(i, key))
+        who.append(i)
+    if not shown:
+        return None, {}
+    answer = screen(shown)
+    if not answer.ok:
+        return ScreenNote(answer.by, False, len(shown), notes=list(answer.notes)), {}
+    applied = apply_screening(answer, shown)
+    note = ScreenNote(answer.by, True, len(shown), dropped=applied.dropped, left_out=applied.left_out,
+                      notes=list(answer.notes))
+    noted: set[int] = set()
+    rescued: dict[int, tuple] = {}
+    for m, i in zip(messages, who):
+        new = applied.labels.get(i) if i is not None else None
+        if new is None or new == m.label:
+            continue
+        if i not in noted:
+            noted.add(i)
+            if new == "question":
+                note.became_questions.append((shown[i].text, m.label))
+            elif m.label == "question":
+                note.no_longer_questions.append((shown[i].text, new))
+            else:
+                note.relabelled += 1
+        if new == "question":
+            rescued[id(m)] = (m.label, m.reasons, m.question)
+        rules = f"{m.label}: {', '.join(m.reasons)}" if m.reasons else m.label
+        m.reasons = (f"{answer.by} read it as {new} (the rules: {rules})",)
+        m.question = m.text if new == "question" else ""
+        m.label = new
+    return note, rescued
+
+
+def _without_model_only(clusters: list[QuestionCluster], rescued: dict[int, tuple],
+                        note: ScreenNote) -> list[QuestionCluster]:
+    """The candidates, less those resting only on messages the screener alone called questions.
+
+    The screener finds askings the rules lost; alone it would also make questions of whatever a
+    log holds that reads as one to it (on general coding transcripts: how-to requests, plans,
+    chat). So a message it made a question is proposed only in a candidate with at least one
+    asking the rules also read as a question: another wording of a question the rules found.
+    The others get the rules' label back, with the reason."""
+    kept = []
+    alone: set[str] = set()
+    for c in clusters:
+        if any(id(m) not in rescued for m in c.members):
+            kept.append(c)
+            continue
+        for m in c.members:
+            label, reasons, question = rescued[id(m)]
+            m.label, m.question = label, question
+            m.reasons = tuple(reasons) + ("the model read it as a question, but no question the rules found asks "
+                                          "the same: not proposed",)
+            alone.add(m.text.strip())
+    if alone:
+        note.alone = [(t, was) for t, was in note.became_questions if t in alone]
+        note.became_questions = [(t, was) for t, was in note.became_questions if t not in alone]
+    return kept
 
 
 def _regrouped(regroup: Regrouper, clustering: Clustering, rule_clusters: list[QuestionCluster],

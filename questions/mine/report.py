@@ -142,33 +142,12 @@ def render(result, *, out_path: str | None = None, merged_into: str | None = Non
             lines.append(f"| `{c.match}` | {_cell(c.text, 90)} | {c.stats.get('asked', 0)} | "
                          f"{_pct(c.stats.get('mean_gain'))} |")
 
-    rg = result.regrouping
-    if rg is not None:
-        lines += ["", "## Grouped by the model", ""]
-        if not rg.ok:
-            lines.append(f"Asked {_cell(rg.by, 80)} to regroup the question wordings; no usable answer, so the "
-                         f"rules' grouping stands.")
-        else:
-            lines.append(f"{_cell(rg.by, 80)} regrouped the question wordings by meaning: the rules' "
-                         f"{rg.rule_candidates} candidate(s) became {rg.candidates}; {rg.joined} were made from "
-                         f"askings of several of the rules' candidates, and {rg.parted} of the rules' candidates "
-                         f"had their askings parted. Read these before adding them to a bank: the model's "
-                         f"judgement, not a rule, put them together.")
-            if rg.dropped or rg.kept_by_rules or rg.refused:
-                lines.append("")
-                lines.append(f"Checked by code: {rg.dropped} id(s) in the answer named no wording it was shown (or "
-                             f"one twice) and were dropped; {rg.kept_by_rules} wording(s) it left out kept the "
-                             f"rules' grouping; {rg.refused} group(s) joining askings sent from different bank "
-                             f"items were refused.")
-            joined = [c for c in result.clusters if c.rules_made]
-            if joined:
-                lines.append("")
-                for c in joined[:top]:
-                    said = f" — the model: _{_cell(c.regroup_label, 80)}_" if c.regroup_label else ""
-                    lines.append(f"- **{_cell(c.text, 120)}** (`{c.id}`){said}; from the rules' candidates:")
-                    lines.extend(f"  - {_cell(t, 120)}" for t in c.rules_made[:examples + 2])
-        for note in rg.notes:
-            lines.append(f"- note: {_cell(note, 200)}")
+    if result.screening is not None:
+        lines += _model_section("Read by the model", result.screening, "which messages are questions",
+                                "rules' labels stand", _screened_lines(result.screening, top))
+    if result.regrouping is not None:
+        lines += _model_section("Grouped by the model", result.regrouping, "to regroup the question wordings",
+                                "rules' grouping stands", _regrouped_lines(result, top, examples))
 
     multi = [c for c in result.clusters if len(c.variants) > 1][:12]
     if multi:
@@ -180,3 +159,67 @@ def render(result, *, out_path: str | None = None, merged_into: str | None = Non
                 lines.append(f"  - {_cell(text, 120)}" + (f" ×{n}" if n > 1 else ""))
     lines.append("")
     return "\n".join(lines)
+
+
+def _model_section(title: str, note, asked_for: str, fallback: str, body: list[str]) -> list[str]:
+    """A section on one of the model's opinions: what it did (`body`), or that it gave no usable
+    answer, then its notes."""
+    lines = ["", f"## {title}", ""]
+    if note.ok:
+        lines += body
+    else:
+        lines.append(f"Asked {_cell(note.by, 80)} {asked_for}; no usable answer, so the {fallback}.")
+    return lines + [f"- note: {_cell(n, 200)}" for n in note.notes]
+
+
+def _screened_lines(sc, top: int) -> list[str]:
+    lines: list[str] = []
+    lines.append(f"{_cell(sc.by, 80)} read {sc.shown} distinct message(s) and said which are questions: "
+                 f"{len(sc.became_questions)} the rules had not proposed became questions, and "
+                 f"{len(sc.no_longer_questions)} the rules had proposed are not ({sc.relabelled} other "
+                 f"relabelling(s) propose nothing). Read these: the model's judgement, not a rule, moved "
+                 f"them. Questions sent from the bank and messages handing over code, output, files or a "
+                 f"reference were not shown to it.")
+    if sc.dropped or sc.left_out:
+        lines.append("")
+        lines.append(f"Checked by code: {sc.dropped} label(s) in the answer named no message it was shown "
+                     f"(or one twice, or no known kind) and were dropped; {sc.left_out} message(s) it left "
+                     f"out kept the rules' label.")
+    if sc.alone:
+        lines.append("")
+        lines.append(f"{len(sc.alone)} more it called questions stand alone: no question the rules found "
+                     f"asks the same, so they are not proposed and keep the rules' label (the model finds "
+                     f"askings the rules lost; alone it would make a question of any request or plan).")
+    for title, moved in (("Became questions (the rules' label)", sc.became_questions),
+                         ("No longer questions (the model's label)", sc.no_longer_questions),
+                         ("Called questions, standing alone: not proposed (the rules' label)", sc.alone)):
+        if moved:
+            lines += ["", f"{title}:", ""]
+            lines.extend(f"- {_cell(t, 160)} ({label})" for t, label in moved[:top])
+            if len(moved) > top:
+                lines.append(f"- ... {len(moved) - top} more")
+    return lines
+
+
+def _regrouped_lines(result, top: int, examples: int) -> list[str]:
+    rg = result.regrouping
+    lines: list[str] = []
+    lines.append(f"{_cell(rg.by, 80)} regrouped the question wordings by meaning: the rules' "
+                 f"{rg.rule_candidates} candidate(s) became {rg.candidates}; {rg.joined} were made from "
+                 f"askings of several of the rules' candidates, and {rg.parted} of the rules' candidates "
+                 f"had their askings parted. Read these before adding them to a bank: the model's "
+                 f"judgement, not a rule, put them together.")
+    if rg.dropped or rg.kept_by_rules or rg.refused:
+        lines.append("")
+        lines.append(f"Checked by code: {rg.dropped} id(s) in the answer named no wording it was shown (or "
+                     f"one twice) and were dropped; {rg.kept_by_rules} wording(s) it left out kept the "
+                     f"rules' grouping; {rg.refused} group(s) joining askings sent from different bank "
+                     f"items were refused.")
+    joined = [c for c in result.clusters if c.rules_made]
+    if joined:
+        lines.append("")
+        for c in joined[:top]:
+            said = f" — the model: _{_cell(c.regroup_label, 80)}_" if c.regroup_label else ""
+            lines.append(f"- **{_cell(c.text, 120)}** (`{c.id}`){said}; from the rules' candidates:")
+            lines.extend(f"  - {_cell(t, 120)}" for t in c.rules_made[:examples + 2])
+    return lines

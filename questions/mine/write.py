@@ -161,6 +161,8 @@ def candidate_item(cluster) -> dict:
         note += "; e.g. " + (ex if len(ex) <= 200 else ex[:199] + "\u2026")
     if getattr(cluster, "rules_made", None):
         note += f"; grouped by the model from {len(cluster.rules_made)} of the rules' candidates"
+    if getattr(cluster, "screened_in", 0):
+        note += f"; {cluster.screened_in} asking(s) read as questions by the model, not the rules"
     return {
         "id": cluster.id, "text": cluster.text, "triggers": list(cluster.triggers), "layers": list(cluster.layers),
         "arch": list(cluster.arch), "provenance": "mined", "verified": False, "stats": dict(cluster.stats),

@@ -44,7 +44,13 @@ def key_of(text_: str) -> str:
 
 
 def by_meaning(req) -> Reply:
-    """A scripted model that knows which question each wording asks (the test's truth)."""
+    """A scripted model that knows which question each wording asks (the test's truth); asked
+    first which messages are questions (`--with-model` screens before it groups), it says so."""
+    if req.body["tool_choice"]["name"] == "report_kinds":
+        body = req.first_user_text
+        shown = [json.loads(line) for line in body.split("<messages>\n", 1)[1].split("\n</messages>", 1)[0].splitlines()]
+        return Reply(tool("report_kinds", question=[m["id"] for m in shown if m["text"] in KEY_OF],
+                          information=[m["id"] for m in shown if m["text"] not in KEY_OF], directive=[], other=[]))
     groups: dict[str, list[str]] = {}
     for w in wordings_of(req):
         groups.setdefault(key_of(w["text"]), []).append(w["id"])
@@ -181,7 +187,8 @@ def test_cli_with_model_regroups_and_reports(fake, tmp_path):
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "grouped by claude-test-1 (1 request)" in proc.stdout
-    assert server.requests[0].body["model"] == "claude-test-1"
+    assert [r.body["model"] for r in server.requests] == ["claude-test-1"] * 2
+    assert "read by claude-test-1 (1 request): of 11 distinct message(s), 0 became questions" in proc.stdout
     md = report.read_text()
     assert "## Grouped by the model" in md and "from the rules' candidates:" in md
     assert "grouped by the model from" in out.read_text()

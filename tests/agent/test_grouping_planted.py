@@ -1,5 +1,7 @@
-"""Rounds 21-22 (questions/benchmark/planted/RESULTS.md): the miner with the model's regrouping on every
-planted set, replayed from the recorded answers (questions/benchmark/planted/model_answers).
+"""Rounds 21-25 (questions/benchmark/planted/RESULTS.md): the miner with the model's second opinions on
+every planted set, replayed from the recorded answers (questions/benchmark/planted/model_answers): the
+grouping alone (rounds 21-24), and the screening then the grouping (round 25 on, what `--with-model`
+does).
 
 The answers were recorded once per request, from a Claude model standing in for the API (a helper
 agent given the request's exact text and nothing else; the API cannot be reached from here). They
@@ -8,11 +10,14 @@ change and these tests fail asking for the model to be run again — a recorded 
 the rules and the instructions it was made with.
 
     python -m agent.grouping questions/benchmark/planted/set_*.yaml \\
-        --answers questions/benchmark/planted/model_answers [--thin 21]
+        --answers questions/benchmark/planted/model_answers [--thin 21] [--group-only]
 
 The instructions (v2) were written after round 21's split what sets A-H asked about different kernels;
 CE-CH and CI-CL were held out for them (38/40, 37/40), then the classifier was corrected on CE-CL;
-CM-CP (round 24) are held out for the miner as shipped. The rest is a second look.
+CM-CP (round 24) are held out for the miner as shipped. The screening's instructions were written
+once, before any answer was read, and CQ-CT (round 25) were written blind after them and answered one
+request per stand-in; on the other sets the screening is a first look too, but its stand-ins answered
+four requests each and could see that sets of one size share a layout (RESULTS.md, round 25).
 """
 from __future__ import annotations
 
@@ -21,44 +26,82 @@ from pathlib import Path
 import pytest
 
 from agent.grouping import ModelGrouper, RecordedModel
+from agent.screening import ModelScreener
 from questions.benchmark.planted import PLANTED, read_set, score, thinned
 
 ANSWERS = PLANTED / "model_answers"
 SETS = sorted(p.stem.split("_", 1)[1] for p in PLANTED.glob("set_*.yaml"))
 THIN = ("bw", "bx", "by", "bz", "ca", "cb", "cc", "cd", "ce", "cf", "cg", "ch", "ci", "cj", "ck", "cl",
-        "cm", "cn", "co", "cp")
+        "cm", "cn", "co", "cp", "cq", "cr", "cs", "ct")
 HELD_OUT = ("cm", "cn", "co", "cp")  # round 24: scored once on the miner as shipped
+ROUND_25 = ("cq", "cr", "cs", "ct")  # held out for the screening (and for the grouping as shipped)
 TRANSCRIPTS = Path(__file__).resolve().parents[3] / "shared" / "data" / "transcripts"
+
+
+def _set(name: str, thin: bool = False):
+    ps = read_set(PLANTED / f"set_{name}.yaml")
+    return thinned(ps, 21) if thin else ps
 
 
 @pytest.fixture(scope="module")
 def replayed():
     rec = RecordedModel(ANSWERS)
-    full = {n: score(read_set(PLANTED / f"set_{n}.yaml"), regroup=ModelGrouper(rec, "recorded")) for n in SETS}
-    thin = {n: score(thinned(read_set(PLANTED / f"set_{n}.yaml"), 21), regroup=ModelGrouper(rec, "recorded"))
-            for n in THIN}
+    full = {n: score(_set(n), regroup=ModelGrouper(rec, "recorded")) for n in SETS}
+    thin = {n: score(_set(n, True), regroup=ModelGrouper(rec, "recorded")) for n in THIN}
     return rec, full, thin
 
 
-def test_every_request_has_its_recorded_answer(replayed):
-    rec, _, _ = replayed
-    assert not rec.missing, ("the requests changed since the model's answers were recorded: run "
-                             "`python -m agent.grouping ... --answers DIR` live (or by stand-ins) and record anew")
-    unused = {p.stem for p in ANSWERS.glob("*.json")} - rec.used
-    assert len(unused) <= 1  # the one left is the shared transcripts' (test below)
+@pytest.fixture(scope="module")
+def screened():
+    rec = RecordedModel(ANSWERS)
+
+    def run(name: str, thin: bool = False) -> dict:
+        return score(_set(name, thin), screen=ModelScreener(rec, "recorded"), regroup=ModelGrouper(rec, "recorded"))
+    return rec, {n: run(n) for n in SETS}, {n: run(n, True) for n in THIN}
+
+
+def test_every_request_has_its_recorded_answer(replayed, screened):
+    used = set()
+    for rec in (replayed[0], screened[0]):
+        assert not rec.missing, ("the requests changed since the model's answers were recorded: run "
+                                 "`python -m agent.grouping ... --answers DIR` live (or by stand-ins) and record anew")
+        used |= rec.used
+    unused = {p.stem for p in ANSWERS.glob("*.json")} - used
+    assert len(unused) <= 4  # those left are the shared transcripts' (tests below)
 
 
 def test_the_model_makes_one_candidate_per_question(replayed):
     _, full, thin = replayed
     one = {n: r["one_candidate"] for n, r in full.items()}
     questions = sum(r["questions"] for r in full.values())
-    assert sum(one.values()) == 906 and questions == 929  # 97.5%; the rules alone: 656 (70.6%)
+    assert sum(one.values()) == 945 and questions == 969  # 97.5%; the rules alone: 661 (68.2%)
     assert sum(one[n] for n in HELD_OUT) == 40  # held out: the rules alone 3/40
-    assert sum(r["one_candidate"] for r in thin.values()) == 184  # of 200 (2-5 askings a question)
+    assert sum(one[n] for n in ROUND_25) == 39  # held out: the rules alone 5/40
+    assert sum(r["one_candidate"] for r in thin.values()) == 223  # of 240 (2-5 askings a question)
     # what it misses: askings the classifier did not propose (lost), and a few splits and merges
     verdicts = [v["verdict"] for r in full.values() for v in r["per_question"].values() if v["verdict"] != "one"]
     assert sorted(set(verdicts)) == ["lost", "merged", "split"] and verdicts.count("split") == 17
     assert all(v["verdict"] == "one" for n in HELD_OUT for v in full[n]["per_question"].values())
+
+
+def test_the_model_screening_first_finds_the_lost_askings_and_drops_the_information(screened):
+    _, full, thin = screened
+    one = {n: r["one_candidate"] for n, r in full.items()}
+    assert sum(one.values()) == 949  # of 969 (97.9%); the grouping alone 945
+    assert sum(one[n] for n in ROUND_25) == 40 and sum(thin[n]["one_candidate"] for n in ROUND_25) == 40
+    assert sum(r["one_candidate"] for r in thin.values()) == 238  # of 240
+    verdicts = [v["verdict"] for r in full.values() for v in r["per_question"].values() if v["verdict"] != "one"]
+    assert "lost" not in verdicts and verdicts.count("split") == 19
+    assert not any(r["information_proposed"] for r in list(full.values()) + list(thin.values()))
+    # what it moved: 102 planted askings the rules had lost became questions, none of anything else;
+    # out went CM's and CN's three information messages and one planted asking that offers its cause
+    # ("... was the card maybe power capping ...?", AP)
+    became = [m for r in full.values() for m in r["screened"]["became_questions"]]
+    assert len(became) == 102 and {m["planted"] for m in became} == {"question"}
+    out = [(r["set"], m["planted"]) for r in full.values() for m in r["screened"]["no_longer_questions"]]
+    assert sorted(out) == [("ap", "question"), ("cm", "information"), ("cm", "information"), ("cn", "information")]
+    # two directives it called questions stand alone and are not proposed
+    assert sorted(m["planted"] for r in full.values() for m in r["screened"]["alone"]) == ["directive", "directive"]
 
 
 def test_the_model_proposes_no_information_the_rules_did_not(replayed):
@@ -84,3 +127,24 @@ def test_on_the_real_transcripts_the_model_parts_the_rules_wrong_joins():
     assert not rec.missing
     note = result.regrouping
     assert (note.rule_candidates, note.candidates, note.joined, note.parted) == (53, 54, 3, 4)
+
+
+@pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason="needs ../shared/data/transcripts beside the checkout")
+def test_on_the_real_transcripts_the_screening_adds_only_what_joins_a_rules_question():
+    # 17 real transcripts (general coding sessions): the recorded answer calls 62 messages questions the
+    # rules did not (how-to requests, plans, chat in Chinese, "walk me through installing cuda"); alone
+    # they would be candidates. Only those another wording of a rules' question joins are proposed
+    # (5: "can you check the numbers on the latest commit again, just in case?" beside "can you check if
+    # we got the right amount of lines?", "check what's triggering gc", ...); 57 keep the rules' label.
+    # The bound was written after reading this answer: not a held-out figure.
+    from questions.loader import load_bank
+    from questions.mine import MineConfig, mine
+
+    rec = RecordedModel(ANSWERS)
+    paths = sorted(str(p) for p in TRANSCRIPTS.glob("*/*.jsonl"))
+    result = mine(paths, MineConfig(), bank=load_bank(), screen=ModelScreener(rec, "recorded"),
+                  regroup=ModelGrouper(rec, "recorded"))
+    assert not rec.missing
+    sc = result.screening
+    assert (sc.shown, len(sc.became_questions), len(sc.alone), len(sc.no_longer_questions)) == (314, 5, 57, 5)
+    assert len(result.clusters) == 51
