@@ -67,12 +67,18 @@ def api_ask(config=None) -> tuple[Ask, str]:
     """An `Ask` on the Messages API (credentials from the environment, retries as the runner's),
     and the model's name. Raises agent.model.MissingCredentials without a key."""
     from agent.config import load_config
-    from agent.model import ModelClient, ModelError, make_client
+    from agent.model import ModelClient, ModelError, client_secrets, make_client
+    from agent.secrets import Redactor, secret_values
 
     cfg = config or load_config()
-    client = ModelClient(make_client(cfg), cfg)
+    sdk = make_client(cfg)
+    client = ModelClient(sdk, cfg)
+    # the logs' text goes out as data: a credential someone pasted into a message (or this
+    # process's own key) is not sent on with it
+    redact = Redactor(secret_values(extra=client_secrets(sdk)))
 
     def ask(request: dict) -> Answer:
+        request = {**request, "messages": redact(request["messages"])}
         try:
             result = client.turn(request, _QuietSink(), threading.Event())
         except ModelError as exc:

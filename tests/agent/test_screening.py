@@ -245,3 +245,16 @@ def test_attack_a_model_that_calls_everything_a_question_makes_no_candidate_of_i
     assert labels["The H200 has 132 SMs."] == "information" and labels["commit this"] == "directive"
     m = next(m for m in result.messages if m.text == "commit this")
     assert "not proposed" in m.reasons[-1]
+
+
+def test_attack_a_credential_in_a_message_is_not_sent_on(fake, tmp_path):
+    # the screening sends every message's text; one holding this process's key, or anything shaped
+    # like an Anthropic key, goes out redacted
+    server = fake(handler=truthful)
+    key = server.env()["ANTHROPIC_API_KEY"]
+    base = records(PLANTED)[0][0]
+    extra = [{**base, "seq": 9100, "text": f"is the key {key} still valid for the bench box?"},
+             {**base, "seq": 9101, "text": "try sk-ant-api03-AbCdEfGhIjKlMnOp on the other node?"}]
+    mine([write_log(tmp_path, extra)], MineConfig(), screen=screener())
+    sent = server.requests[0].first_user_text
+    assert key not in sent and "sk-ant-api03-AbCdEfGhIjKlMnOp" not in sent and sent.count("[redacted]") == 2
