@@ -32,9 +32,10 @@ from questions.benchmark.planted import PLANTED, read_set, score, thinned
 ANSWERS = PLANTED / "model_answers"
 SETS = sorted(p.stem.split("_", 1)[1] for p in PLANTED.glob("set_*.yaml"))
 THIN = ("bw", "bx", "by", "bz", "ca", "cb", "cc", "cd", "ce", "cf", "cg", "ch", "ci", "cj", "ck", "cl",
-        "cm", "cn", "co", "cp", "cq", "cr", "cs", "ct")
+        "cm", "cn", "co", "cp", "cq", "cr", "cs", "ct", "cu", "cv", "cw", "cx")
 HELD_OUT = ("cm", "cn", "co", "cp")  # round 24: scored once on the miner as shipped
 ROUND_25 = ("cq", "cr", "cs", "ct")  # held out for the screening (and for the grouping as shipped)
+ROUND_26 = ("cu", "cv", "cw", "cx")  # held out for the miner as shipped with the screening (44ca371)
 TRANSCRIPTS = Path(__file__).resolve().parents[3] / "shared" / "data" / "transcripts"
 
 
@@ -74,10 +75,11 @@ def test_the_model_makes_one_candidate_per_question(replayed):
     _, full, thin = replayed
     one = {n: r["one_candidate"] for n, r in full.items()}
     questions = sum(r["questions"] for r in full.values())
-    assert sum(one.values()) == 945 and questions == 969  # 97.5%; the rules alone: 661 (68.2%)
+    assert sum(one.values()) == 985 and questions == 1009  # 97.6%; the rules alone: 665 (65.9%)
     assert sum(one[n] for n in HELD_OUT) == 40  # held out: the rules alone 3/40
     assert sum(one[n] for n in ROUND_25) == 39  # held out: the rules alone 5/40
-    assert sum(r["one_candidate"] for r in thin.values()) == 223  # of 240 (2-5 askings a question)
+    assert sum(one[n] for n in ROUND_26) == 40  # held out: the rules alone 4/40
+    assert sum(r["one_candidate"] for r in thin.values()) == 262  # of 280 (2-5 askings a question)
     # what it misses: askings the classifier did not propose (lost), and a few splits and merges
     verdicts = [v["verdict"] for r in full.values() for v in r["per_question"].values() if v["verdict"] != "one"]
     assert sorted(set(verdicts)) == ["lost", "merged", "split"] and verdicts.count("split") == 17
@@ -87,17 +89,18 @@ def test_the_model_makes_one_candidate_per_question(replayed):
 def test_the_model_screening_first_finds_the_lost_askings_and_drops_the_information(screened):
     _, full, thin = screened
     one = {n: r["one_candidate"] for n, r in full.items()}
-    assert sum(one.values()) == 949  # of 969 (97.9%); the grouping alone 945
-    assert sum(one[n] for n in ROUND_25) == 40 and sum(thin[n]["one_candidate"] for n in ROUND_25) == 40
-    assert sum(r["one_candidate"] for r in thin.values()) == 238  # of 240
+    assert sum(one.values()) == 989  # of 1,009 (98.0%); the grouping alone 985
+    for held_out in (ROUND_25, ROUND_26):
+        assert sum(one[n] for n in held_out) == 40 and sum(thin[n]["one_candidate"] for n in held_out) == 40
+    assert sum(r["one_candidate"] for r in thin.values()) == 278  # of 280
     verdicts = [v["verdict"] for r in full.values() for v in r["per_question"].values() if v["verdict"] != "one"]
     assert "lost" not in verdicts and verdicts.count("split") == 19
     assert not any(r["information_proposed"] for r in list(full.values()) + list(thin.values()))
-    # what it moved: 102 planted askings the rules had lost became questions, none of anything else;
+    # what it moved: 105 planted askings the rules had lost became questions, none of anything else;
     # out went CM's and CN's three information messages and one planted asking that offers its cause
     # ("... was the card maybe power capping ...?", AP)
     became = [m for r in full.values() for m in r["screened"]["became_questions"]]
-    assert len(became) == 102 and {m["planted"] for m in became} == {"question"}
+    assert len(became) == 105 and {m["planted"] for m in became} == {"question"}
     out = [(r["set"], m["planted"]) for r in full.values() for m in r["screened"]["no_longer_questions"]]
     assert sorted(out) == [("ap", "question"), ("cm", "information"), ("cm", "information"), ("cn", "information")]
     # two directives it called questions stand alone and are not proposed
