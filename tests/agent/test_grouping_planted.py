@@ -36,18 +36,19 @@ THIN = ("bw", "bx", "by", "bz", "ca", "cb", "cc", "cd", "ce", "cf", "cg", "ch", 
 HELD_OUT = ("cm", "cn", "co", "cp")  # round 24: scored once on the miner as shipped
 ROUND_25 = ("cq", "cr", "cs", "ct")  # held out for the screening (and for the grouping as shipped)
 ROUND_26 = ("cu", "cv", "cw", "cx")  # held out for the miner as shipped with the screening (44ca371)
+HARD = ("cy", "cz")  # round 27, hard/: questions that read like information and back, held out
 TRANSCRIPTS = Path(__file__).resolve().parents[3] / "shared" / "data" / "transcripts"
 
 
 def _set(name: str, thin: bool = False):
-    ps = read_set(PLANTED / f"set_{name}.yaml")
+    ps = read_set(PLANTED / ("hard" if name in HARD else "") / f"set_{name}.yaml")
     return thinned(ps, 21) if thin else ps
 
 
 @pytest.fixture(scope="module")
 def replayed():
     rec = RecordedModel(ANSWERS)
-    full = {n: score(_set(n), regroup=ModelGrouper(rec, "recorded")) for n in SETS}
+    full = {n: score(_set(n), regroup=ModelGrouper(rec, "recorded")) for n in SETS + list(HARD)}
     thin = {n: score(_set(n, True), regroup=ModelGrouper(rec, "recorded")) for n in THIN}
     return rec, full, thin
 
@@ -58,7 +59,7 @@ def screened():
 
     def run(name: str, thin: bool = False) -> dict:
         return score(_set(name, thin), screen=ModelScreener(rec, "recorded"), regroup=ModelGrouper(rec, "recorded"))
-    return rec, {n: run(n) for n in SETS}, {n: run(n, True) for n in THIN}
+    return rec, {n: run(n) for n in SETS + list(HARD)}, {n: run(n, True) for n in THIN}
 
 
 def test_every_request_has_its_recorded_answer(replayed, screened):
@@ -73,6 +74,7 @@ def test_every_request_has_its_recorded_answer(replayed, screened):
 
 def test_the_model_makes_one_candidate_per_question(replayed):
     _, full, thin = replayed
+    full = {n: r for n, r in full.items() if n not in HARD}
     one = {n: r["one_candidate"] for n, r in full.items()}
     questions = sum(r["questions"] for r in full.values())
     assert sum(one.values()) == 985 and questions == 1009  # 97.6%; the rules alone: 665 (65.9%)
@@ -88,6 +90,7 @@ def test_the_model_makes_one_candidate_per_question(replayed):
 
 def test_the_model_screening_first_finds_the_lost_askings_and_drops_the_information(screened):
     _, full, thin = screened
+    full = {n: r for n, r in full.items() if n not in HARD}
     one = {n: r["one_candidate"] for n, r in full.items()}
     assert sum(one.values()) == 989  # of 1,009 (98.0%); the grouping alone 985
     for held_out in (ROUND_25, ROUND_26):
@@ -107,10 +110,26 @@ def test_the_model_screening_first_finds_the_lost_askings_and_drops_the_informat
     assert sorted(m["planted"] for r in full.values() for m in r["screened"]["alone"]) == ["directive", "directive"]
 
 
+def test_on_the_hard_sets_the_screening_keeps_information_out(replayed, screened):
+    # round 27 (hard/, held out): askings that mention a guess or a fact, information asked as a question or
+    # as "apply X and report". The rules alone: 6/20, 81/100 askings, 16/60 information proposed; the
+    # regrouping alone 15/20 with the same 16; screening then regrouping 20/20 and none: 19 lost askings
+    # found, 16 information messages dropped, no planted asking dropped, nothing else made a question
+    assert [replayed[1][n]["one_candidate"] for n in HARD] == [6, 9]
+    assert sum(len(replayed[1][n]["information_proposed"]) for n in HARD) == 16
+    got = [screened[1][n] for n in HARD]
+    assert [r["one_candidate"] for r in got] == [10, 10] and not any(r["information_proposed"] for r in got)
+    became = [m["planted"] for r in got for m in r["screened"]["became_questions"]]
+    out = [m["planted"] for r in got for m in r["screened"]["no_longer_questions"]]
+    assert became == ["question"] * 19 and out == ["information"] * 16
+    assert not any(r["screened"]["alone"] for r in got)
+
+
 def test_the_model_proposes_no_information_the_rules_did_not(replayed):
     # the model only groups what the classifier proposed: CM's two and CN's one (held out in round 24,
     # the classifier not corrected on them yet) are the classifier's, with or without the model
     _, full, thin = replayed
+    full = {n: r for n, r in full.items() if n not in HARD}
     assert {n: len(r["information_proposed"]) for n, r in full.items() if r["information_proposed"]} == {"cm": 2, "cn": 1}
     assert {n for n, r in thin.items() if r["information_proposed"]} == {"cm", "cn"}
 

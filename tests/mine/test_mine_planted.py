@@ -196,3 +196,14 @@ def test_a_question_whose_words_are_all_common_still_asks_its_topic():
     got = cluster(docs, [1] * len(docs))
     assert sorted(got.clusters[0]) == [0, 1, 2], got.clusters
     assert with_topics(question_terms("why?"), "why?") == []  # nothing asked that the table reads: nothing added
+
+
+def test_the_hard_sets_as_the_rules_alone_read_them():
+    # hard/ (round 27, held out, not tuned on): askings that mention a guess or a fact, information asked
+    # as a question or as "apply X and report". Scored once at 3/10 and 3/10 with 7 and 9 of 30
+    # information messages proposed; `--with-model` keeps all of them out (tests/agent/test_grouping_planted.py).
+    # Floors and ceilings, so that a change to the rules that loses ground shows here
+    got = {p.stem.split("_", 1)[1]: score(read_set(p)) for p in sorted((PLANTED / "hard").glob("set_*.yaml"))}
+    assert {k: r["one_candidate"] >= 3 for k, r in got.items()} == {"cy": True, "cz": True}
+    assert len(got["cy"]["information_proposed"]) <= 7 and len(got["cz"]["information_proposed"]) <= 9
+
