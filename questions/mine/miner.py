@@ -265,10 +265,12 @@ def mine_messages(messages: list[Message], config: MineConfig | None = None, *, 
     weights = [len(g) for g in groups]
     sent_from = [frozenset(m.bank_id for m in g if m.source in ("bank", "autopilot") and m.bank_id) for g in groups]
     clustering = cluster(docs, weights, cfg.cluster, sent_from) if docs else None
-    clusters = _build_clusters(clustering, groups, shown, weights, docs) if clustering else []
+    rules_read = {d for d, g in enumerate(groups) if any(id(m) not in rescued for m in g)} if rescued else None
+    clusters = _build_clusters(clustering, groups, shown, weights, docs, rules_read) if clustering else []
     note = None
     if regroup is not None and clustering is not None:
-        clusters, note = _regrouped(regroup, clustering, clusters, groups, shown, weights, docs, sent_from)
+        clusters, note = _regrouped(regroup, clustering, clusters, groups, shown, weights, docs, sent_from,
+                                    rules_read)
     if rescued:
         clusters = _without_model_only(clusters, rescued, screened)
         for c in clusters:
@@ -356,7 +358,8 @@ def _without_model_only(clusters: list[QuestionCluster], rescued: dict[int, tupl
 
 def _regrouped(regroup: Regrouper, clustering: Clustering, rule_clusters: list[QuestionCluster],
                groups: list[list[Message]], shown: list[dict[str, int]], weights: list[int],
-               docs: list[list[str]], sent_from: list[frozenset[str]]) -> tuple[list[QuestionCluster], RegroupNote]:
+               docs: list[list[str]], sent_from: list[frozenset[str]],
+               rules_read: set[int] | None = None) -> tuple[list[QuestionCluster], RegroupNote]:
     """Candidates from the regrouper's partition of the distinct wordings (the rules' stand when
     it has no usable answer)."""
     wordings = []
@@ -377,7 +380,7 @@ def _regrouped(regroup: Regrouper, clustering: Clustering, rule_clusters: list[Q
     rule_of = {d: ci for ci, c in enumerate(clustering.clusters) for d in c}
     new = replace(clustering, clusters=[applied.clusters[i] for i in order], centrality=list(clustering.centrality))
     set_centrality(new, new.clusters, weights)
-    clusters = _build_clusters(new, groups, shown, weights, docs)
+    clusters = _build_clusters(new, groups, shown, weights, docs, rules_read)
     parts: dict[int, int] = {}
     joined = 0
     for c, i, members_docs in zip(clusters, order, new.clusters):
@@ -395,7 +398,10 @@ def _regrouped(regroup: Regrouper, clustering: Clustering, rule_clusters: list[Q
 
 
 def _build_clusters(clustering: Clustering, groups: list[list[Message]], shown: list[dict[str, int]],
-                    weights: list[int], all_docs: list[list[str]]) -> list[QuestionCluster]:
+                    weights: list[int], all_docs: list[list[str]],
+                    rules_read: set[int] | None = None) -> list[QuestionCluster]:
+    """Candidates from the clustering; each one's text from its most central wording (with a
+    screener, one the rules also read as a question when the candidate has one: `rules_read`)."""
     out = []
     used_ids: set[str] = set()
     for members_docs in clustering.clusters:
@@ -410,7 +416,8 @@ def _build_clusters(clustering: Clustering, groups: list[list[Message]], shown: 
 
         def score(d: int) -> tuple:
             t = display_text(text_of(d))
-            return (len(t) <= MAX_TEXT, round(clustering.centrality[d], 3), -t.count("<"), weights[d], -len(t))
+            return (rules_read is None or d in rules_read, len(t) <= MAX_TEXT, round(clustering.centrality[d], 3),
+                    -t.count("<"), weights[d], -len(t))
 
         best = max(members_docs, key=score)
         rep_generalised = text_of(best)

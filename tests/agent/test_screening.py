@@ -258,3 +258,26 @@ def test_attack_a_credential_in_a_message_is_not_sent_on(fake, tmp_path):
     mine([write_log(tmp_path, extra)], MineConfig(), screen=screener())
     sent = server.requests[0].first_user_text
     assert key not in sent and "sk-ant-api03-AbCdEfGhIjKlMnOp" not in sent and sent.count("[redacted]") == 2
+
+
+def test_a_candidate_is_worded_by_an_asking_the_rules_read(fake, tmp_path):
+    # the model's finds join a candidate; its text still comes from a wording the rules read as a
+    # question (on the real transcripts a rescued fragment, "Or #<n>?", had become a candidate's text)
+    from agent.grouping import ModelGrouper
+    from questions.mine.miner import display_text
+
+    fake(handler=truthful)
+    ask, model = api_ask()
+    base = records(PLANTED)[0][0]
+    frags = [{**base, "seq": 9200 + i, "t": base["t"] + 60 * i, "text": "or power?"} for i in range(6)]
+    truth = dict(TRUTH)
+    TRUTH["or power?"] = "question"
+    KEY_OF["or power?"] = "power"
+    try:
+        result = mine([write_log(tmp_path, frags)], MineConfig(), screen=ModelScreener(ask, model),
+                      regroup=ModelGrouper(ask, model))
+    finally:
+        TRUTH.clear(); TRUTH.update(truth)
+        KEY_OF.pop("or power?")
+    power = next(c for c in result.clusters if any(m.text == "or power?" for m in c.members))
+    assert power.screened_in == 7 and power.text in {display_text(t) for t in QUESTIONS["power"]}
