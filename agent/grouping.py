@@ -85,7 +85,8 @@ def tool_spec() -> dict:
     }
 
 
-def build_request(batch: list[Wording], model: str, max_tokens: int = 8192) -> tuple[dict, dict[str, int]]:
+def build_request(batch: list[Wording], model: str, max_tokens: int = 8192,
+                  redact: Callable[[str], str] | None = None) -> tuple[dict, dict[str, int]]:
     """The Messages API request for one batch, and its ids -> the wordings' indices."""
     ids: dict[str, int] = {}
     lines = []
@@ -93,7 +94,7 @@ def build_request(batch: list[Wording], model: str, max_tokens: int = 8192) -> t
         ids[f"q{k}"] = w.index
         # a wording is data: it stays on its line and cannot close the <wordings> block
         lines.append(data_line({"id": f"q{k}", "asked": w.asked, "rules": w.rule_group + 1,
-                                "text": clipped(w.text, MAX_TEXT)}))
+                                "text": clipped(redact(w.text) if redact else w.text, MAX_TEXT)}))
     content = INSTRUCTIONS.format(n=len(batch), tool=TOOL, lines="\n".join(lines))
     return forced_request(model, max_tokens, SYSTEM, content, tool_spec()), ids
 
@@ -134,7 +135,7 @@ class ModelGrouper(Asking):
         usable = 0
         for start in range(0, len(wordings), self.max_wordings):
             batch = wordings[start:start + self.max_wordings]
-            request, ids = build_request(batch, self.model)
+            request, ids = build_request(batch, self.model, redact=self.redact)
             answer = self.asked(request, f"to group {len(batch)} question wording(s)")
             got, got_labels, wrong = read_groups(answer, ids)
             if wrong:

@@ -78,7 +78,7 @@ def api_ask(config=None) -> tuple[Ask, str]:
     redact = Redactor(secret_values(extra=client_secrets(sdk)))
 
     def ask(request: dict) -> Answer:
-        request = {**request, "messages": redact(request["messages"])}
+        request = {**request, "messages": redact(request["messages"])}  # (a second net: the texts come redacted)
         try:
             result = client.turn(request, _QuietSink(), threading.Event())
         except ModelError as exc:
@@ -89,6 +89,7 @@ def api_ask(config=None) -> tuple[Ask, str]:
                 return Answer(block.get("input"), result.usage)
         return Answer(None, result.usage, error=f"the model did not call {tool} (stop: {result.stop_reason})")
 
+    ask.redact = redact.text  # type: ignore[attr-defined]  (the requests' builders redact each text first)
     return ask, cfg.model
 
 
@@ -133,6 +134,8 @@ class Asking:
         self.progress = progress
         self.requests = 0
         self.usage: dict[str, int] = {}
+        # what a text typed by someone must lose before it goes out (the API's: credentials)
+        self.redact: Callable[[str], str] = getattr(ask, "redact", None) or (lambda text: text)
 
     def asked(self, request: dict, doing: str) -> Answer:
         """`request`'s answer; `doing` ("to group 40 question wording(s)") goes to `progress`."""

@@ -71,21 +71,23 @@ def tool_spec() -> dict:
     }
 
 
-def build_request(batch: list[Shown], model: str, max_tokens: int = 8192) -> tuple[dict, dict[str, int]]:
+def build_request(batch: list[Shown], model: str, max_tokens: int = 8192,
+                  redact: Callable[[str], str] | None = None) -> tuple[dict, dict[str, int]]:
     """The Messages API request for one batch, and its ids -> the messages' indices."""
     ids: dict[str, int] = {}
     lines = []
     for k, s in enumerate(batch, 1):
         ids[f"m{k}"] = s.index
         # a message is data: it stays on its line and cannot close the <messages> block
-        lines.append(data_line({"id": f"m{k}", "text": clipped(s.text, MAX_TEXT)}))
+        text = redact(s.text) if redact else s.text
+        lines.append(data_line({"id": f"m{k}", "text": clipped(text, MAX_TEXT)}))
     content = INSTRUCTIONS.format(n=len(batch), tool=TOOL, lines="\n".join(lines))
     return forced_request(model, max_tokens, SYSTEM, content, tool_spec()), ids
 
 
 def read_kinds(answer: Answer, ids: dict[str, int]) -> tuple[list[tuple[int, str]], str]:
-    """((index, label) pairs, what was wrong) from one answer, in the answer's order; ids not in
-    `ids` are dropped here, the rest is checked by `apply_screening`."""
+    """((index, label) pairs, what was wrong) from one answer; ids not in `ids` are dropped here,
+    the rest is checked by `apply_screening` (where an id in two lists keeps the rules' label)."""
     if answer.tool_input is None:
         return [], answer.error or "no answer"
     if not isinstance(answer.tool_input, dict):
@@ -115,7 +117,7 @@ class ModelScreener(Asking):
         usable = 0
         for start in range(0, len(shown), self.max_messages):
             batch = shown[start:start + self.max_messages]
-            request, ids = build_request(batch, self.model)
+            request, ids = build_request(batch, self.model, redact=self.redact)
             answer = self.asked(request, f"which of {len(batch)} message(s) are questions")
             got, wrong = read_kinds(answer, ids)
             if wrong:

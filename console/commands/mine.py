@@ -146,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
     for r in result.reads:
         for note in r.notes:
             print(f"  note: {r.path}: {note}")
-    if sc is not None:
+    if sc is not None and not sc.shown:
+        print_wrapped(f"read by {sc.by}: {sc.notes[0] if sc.notes else 'nothing to read'}", 2)
+    elif sc is not None:
         print_wrapped(f"read by {sc.by}: " + (f"of {sc.shown} distinct message(s), {len(sc.became_questions)} became "
                                                f"questions and {len(sc.no_longer_questions)} no longer are"
                                                + (f"; {len(sc.alone)} it called questions stand alone (not "

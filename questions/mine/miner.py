@@ -244,42 +244,71 @@ def mine_messages(messages: list[Message], config: MineConfig | None = None, *, 
     cfg = config or MineConfig()
     label_messages(messages)
     screened, rescued = _screened(screen, messages) if screen is not None else (None, {})
-    pool = [m for m in messages if m.label == "question" and (cfg.include_autopilot or m.source != "autopilot")]
-    # distinct questions: same terms in the same order are the same question
-    index: dict[tuple, int] = {}
-    docs: list[list[str]] = []
-    groups: list[list[Message]] = []
-    shown: list[dict[str, int]] = []
-    for m in pool:
-        g = generalise(m.question or m.text)
-        ts = with_topics(question_terms(g.text), m.text)  # (the whole message says what is asked about)
-        key = tuple(ts) if ts else ("<vague>", g.text.lower())
-        i = index.get(key)
-        if i is None:
-            i = index[key] = len(docs)
-            docs.append(ts)
-            groups.append([])
-            shown.append({})
-        groups[i].append(m)
-        shown[i][g.text] = shown[i].get(g.text, 0) + 1
-    weights = [len(g) for g in groups]
-    sent_from = [frozenset(m.bank_id for m in g if m.source in ("bank", "autopilot") and m.bank_id) for g in groups]
-    clustering = cluster(docs, weights, cfg.cluster, sent_from) if docs else None
-    rules_read = {d for d, g in enumerate(groups) if any(id(m) not in rescued for m in g)} if rescued else None
-    clusters = _build_clusters(clustering, groups, shown, weights, docs, rules_read) if clustering else []
+    if rescued and regroup is None:  # nothing but the rules would place the model's finds: not proposed
+        _give_back(messages, rescued, set(), screened, NOT_PLACED)
+        rescued = {}
+    pool = _Pool(messages, cfg, rescued)
     note = None
-    if regroup is not None and clustering is not None:
-        clusters, note = _regrouped(regroup, clustering, clusters, groups, shown, weights, docs, sent_from,
-                                    rules_read)
-    if rescued:
-        clusters = _without_model_only(clusters, rescued, screened)
-        for c in clusters:
-            c.screened_in = sum(1 for m in c.members if id(m) in rescued)
-    result = MineResult(reads or [], messages, clusters, clustering.space if clustering else None, cfg,
+    clusters = pool.clusters
+    if regroup is not None and pool.clustering is not None:
+        clusters, note = _regrouped(regroup, pool)
+        if rescued and not note.ok:
+            # no usable grouping by the model: its finds are not placed, and the rules group alone
+            _give_back(messages, rescued, set(), screened, NOT_PLACED)
+            rescued = {}
+            pool = _Pool(messages, cfg, rescued)
+            clusters = pool.clusters
+    result = MineResult(reads or [], messages, clusters, pool.clustering.space if pool.clustering else None, cfg,
                         regrouping=note, screening=screened)
-    if bank is not None and clustering is not None:
+    if bank is not None and pool.clustering is not None:
         match_bank(result, bank)
+    if rescued:
+        result.clusters = _without_model_only(result.clusters, messages, rescued, screened)
+        if note is not None and note.ok:
+            note.candidates = len(result.clusters)
+            note.joined = sum(1 for c in result.clusters if len(c.rules_made) > 1)
     return result
+
+
+# a screener may take at most this share of the rules' questions out (with at least this many shown)
+MASS_DEMOTION_SHARE = 0.5
+MASS_DEMOTION_MIN = 4
+NOT_PLACED = "the model read it as a question, but it did not group it with a question the rules found: not proposed"
+
+
+class _Pool:
+    """The distinct questions (same terms in the same order are the same question), their rules'
+    clustering and candidates. `rescued`: messages only a screener called questions; the
+    candidates' texts come from wordings the rules also read as questions."""
+
+    def __init__(self, messages: list[Message], cfg: MineConfig, rescued: dict[int, tuple]) -> None:
+        pool = [m for m in messages if m.label == "question" and (cfg.include_autopilot or m.source != "autopilot")]
+        index: dict[tuple, int] = {}
+        self.docs: list[list[str]] = []
+        self.groups: list[list[Message]] = []
+        self.shown: list[dict[str, int]] = []
+        for m in pool:
+            g = generalise(m.question or m.text)
+            ts = with_topics(question_terms(g.text), m.text)  # (the whole message says what is asked about)
+            key = tuple(ts) if ts else ("<vague>", g.text.lower())
+            i = index.get(key)
+            if i is None:
+                i = index[key] = len(self.docs)
+                self.docs.append(ts)
+                self.groups.append([])
+                self.shown.append({})
+            self.groups[i].append(m)
+            self.shown[i][g.text] = self.shown[i].get(g.text, 0) + 1
+        self.weights = [len(g) for g in self.groups]
+        self.sent_from = [frozenset(m.bank_id for m in g if m.source in ("bank", "autopilot") and m.bank_id)
+                          for g in self.groups]
+        self.clustering = cluster(self.docs, self.weights, cfg.cluster, self.sent_from) if self.docs else None
+        self.rules_read = ({d for d, g in enumerate(self.groups) if any(id(m) not in rescued for m in g)}
+                           if rescued else None)
+        self.clusters = self.build(self.clustering) if self.clustering else []
+
+    def build(self, clustering: Clustering) -> list[QuestionCluster]:
+        return _build_clusters(clustering, self.groups, self.shown, self.weights, self.docs, self.rules_read)
 
 
 def _screened(screen: Screener, messages: list[Message]) -> tuple[ScreenNote | None, dict[int, tuple]]:
@@ -299,13 +328,24 @@ def _screened(screen: Screener, messages: list[Message]) -> tuple[ScreenNote | N
                 shown.append(Shown(i, key))
         who.append(i)
     if not shown:
-        return None, {}
+        by = screen.describe() if hasattr(screen, "describe") else "the screener"
+        return ScreenNote(by, True, 0, notes=["nothing to read: every message was a bank question, an answer to the "
+                                              "agent's own question or handed-over material"]), {}
     answer = screen(shown)
     if not answer.ok:
         return ScreenNote(answer.by, False, len(shown), notes=list(answer.notes)), {}
     applied = apply_screening(answer, shown)
     note = ScreenNote(answer.by, True, len(shown), dropped=applied.dropped, left_out=applied.left_out,
                       notes=list(answer.notes))
+    rules_label = {i: m.label for m, i in zip(messages, who) if i is not None}
+    asked = [i for i, label in rules_label.items() if label == "question"]
+    demoted = [i for i in asked if applied.labels.get(i, "question") != "question"]
+    if len(demoted) >= MASS_DEMOTION_MIN and len(demoted) > MASS_DEMOTION_SHARE * len(asked):
+        # a confused answer, or one obeying a message that told it to: the rules' questions stand
+        for i in demoted:
+            del applied.labels[i]
+        note.notes.append(f"the answer would take {len(demoted)} of the {len(asked)} messages the rules read as "
+                          f"questions out; more than {MASS_DEMOTION_SHARE:.0%} is refused, so they stay questions")
     noted: set[int] = set()
     rescued: dict[int, tuple] = {}
     for m, i in zip(messages, who):
@@ -329,39 +369,44 @@ def _screened(screen: Screener, messages: list[Message]) -> tuple[ScreenNote | N
     return note, rescued
 
 
-def _without_model_only(clusters: list[QuestionCluster], rescued: dict[int, tuple],
+def _give_back(messages: list[Message], rescued: dict[int, tuple], kept: set[int], note: ScreenNote | None,
+               why: str) -> None:
+    """The rules' label back for each message a screener alone made a question that is not in a
+    kept candidate (`kept`: ids of messages that are), with the reason; the note lists them."""
+    alone: set[str] = set()
+    for m in messages:
+        if id(m) in rescued and id(m) not in kept:
+            label, reasons, question = rescued[id(m)]
+            m.label, m.question = label, question
+            m.reasons = tuple(reasons) + (why,)
+            alone.add(m.text.strip())
+    if alone and note is not None:
+        note.alone += [(t, was) for t, was in note.became_questions if t in alone]
+        note.became_questions = [(t, was) for t, was in note.became_questions if t not in alone]
+
+
+def _without_model_only(clusters: list[QuestionCluster], messages: list[Message], rescued: dict[int, tuple],
                         note: ScreenNote) -> list[QuestionCluster]:
     """The candidates, less those resting only on messages the screener alone called questions.
 
     The screener finds askings the rules lost; alone it would also make questions of whatever a
     log holds that reads as one to it (on general coding transcripts: how-to requests, plans,
-    chat). So a message it made a question is proposed only in a candidate with at least one
-    asking the rules also read as a question: another wording of a question the rules found.
-    The others get the rules' label back, with the reason."""
-    kept = []
-    alone: set[str] = set()
-    for c in clusters:
-        if any(id(m) not in rescued for m in c.members):
-            kept.append(c)
-            continue
-        for m in c.members:
-            label, reasons, question = rescued[id(m)]
-            m.label, m.question = label, question
-            m.reasons = tuple(reasons) + ("the model read it as a question, but no question the rules found asks "
-                                          "the same: not proposed",)
-            alone.add(m.text.strip())
-    if alone:
-        note.alone = [(t, was) for t, was in note.became_questions if t in alone]
-        note.became_questions = [(t, was) for t, was in note.became_questions if t not in alone]
+    chat). So a message it made a question is proposed only where the model's grouping put it
+    with an asking the rules also read as a question (another wording of a question the rules
+    found), or in a candidate that matches a bank item. The others get the rules' label back."""
+    kept = [c for c in clusters if c.match or any(id(m) not in rescued for m in c.members)]
+    in_kept = {id(m) for c in kept for m in c.members}
+    _give_back(messages, rescued, in_kept, note, NOT_PLACED)
+    for c in kept:
+        c.screened_in = sum(1 for m in c.members if id(m) in rescued)
     return kept
 
 
-def _regrouped(regroup: Regrouper, clustering: Clustering, rule_clusters: list[QuestionCluster],
-               groups: list[list[Message]], shown: list[dict[str, int]], weights: list[int],
-               docs: list[list[str]], sent_from: list[frozenset[str]],
-               rules_read: set[int] | None = None) -> tuple[list[QuestionCluster], RegroupNote]:
+def _regrouped(regroup: Regrouper, pool: "_Pool") -> tuple[list[QuestionCluster], RegroupNote]:
     """Candidates from the regrouper's partition of the distinct wordings (the rules' stand when
-    it has no usable answer)."""
+    it has no usable answer). A wording only a screener called a question is kept only where the
+    answer placed it; the rules' candidates are those holding a wording the rules read."""
+    clustering, groups, weights, rules_read = pool.clustering, pool.groups, pool.weights, pool.rules_read
     wordings = []
     for ci, members_docs in enumerate(clustering.clusters):
         for d in members_docs:
@@ -371,24 +416,31 @@ def _regrouped(regroup: Regrouper, clustering: Clustering, rule_clusters: list[Q
             text = max(asked.items(), key=lambda kv: (kv[1], -len(kv[0])))[0]
             wordings.append(Wording(d, text, weights[d], ci))
     answer = regroup(wordings)
-    n_rules = len(rule_clusters)
+
+    def the_rules(ci: int) -> bool:  # a rules' candidate: one with a wording the rules read
+        return rules_read is None or any(d in rules_read for d in clustering.clusters[ci])
+
+    n_rules = sum(1 for ci in range(len(clustering.clusters)) if the_rules(ci))
     if not answer.ok:
-        return rule_clusters, RegroupNote(answer.by, False, n_rules, n_rules, notes=list(answer.notes))
-    applied = apply_partition(answer.groups, clustering.clusters, sent_from, answer.labels)
-    order = sorted(range(len(applied.clusters)),
-                   key=lambda i: (-sum(weights[m] for m in applied.clusters[i]), min(applied.clusters[i])))
+        return pool.clusters, RegroupNote(answer.by, False, n_rules, n_rules, notes=list(answer.notes))
+    applied = apply_partition(answer.groups, clustering.clusters, pool.sent_from, answer.labels)
+    if rules_read is not None:  # the model's finds it did not place itself go back to the rules' labels
+        applied.clusters = [[d for d in c if d in rules_read or d in applied.placed] for c in applied.clusters]
+    live = [i for i, c in enumerate(applied.clusters) if c]
+    order = sorted(live, key=lambda i: (-sum(weights[m] for m in applied.clusters[i]), min(applied.clusters[i])))
     rule_of = {d: ci for ci, c in enumerate(clustering.clusters) for d in c}
     new = replace(clustering, clusters=[applied.clusters[i] for i in order], centrality=list(clustering.centrality))
     set_centrality(new, new.clusters, weights)
-    clusters = _build_clusters(new, groups, shown, weights, docs, rules_read)
+    clusters = pool.build(new)
+    rule_texts = {ci: c.text for ci, c in enumerate(pool.clusters)}
     parts: dict[int, int] = {}
     joined = 0
     for c, i, members_docs in zip(clusters, order, new.clusters):
-        made_of = sorted({rule_of[d] for d in members_docs})
+        made_of = sorted({rule_of[d] for d in members_docs if the_rules(rule_of[d])})
         c.regroup_label = applied.labels.get(i, "")
         if len(made_of) > 1:
             joined += 1
-            c.rules_made = [rule_clusters[r].text for r in made_of]
+            c.rules_made = [rule_texts[r] for r in made_of]
         for r in made_of:
             parts[r] = parts.get(r, 0) + 1
     note = RegroupNote(answer.by, True, n_rules, len(clusters), joined=joined,

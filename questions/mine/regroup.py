@@ -54,6 +54,7 @@ class Applied:
     dropped: int = 0  # indices the answer named that it was not shown, or named twice
     kept_by_rules: int = 0  # wordings it left out (kept with their rule-group mates)
     refused: int = 0  # groups that joined wordings sent from different bank items
+    placed: set[int] = field(default_factory=set)  # wordings the answer itself grouped (accepted groups)
 
 
 def apply_partition(groups: list[list[int]], rule_clusters: list[list[int]],
@@ -68,6 +69,7 @@ def apply_partition(groups: list[list[int]], rule_clusters: list[list[int]],
     out: list[list[int]] = []
     out_labels: dict[int, str] = {}
     dropped = refused = 0
+    placed: set[int] = set()
     for gi, g in enumerate(groups):
         members = []
         for d in g:
@@ -90,8 +92,10 @@ def apply_partition(groups: list[list[int]], rule_clusters: list[list[int]],
         if labels and gi < len(labels) and labels[gi]:
             out_labels[len(out)] = labels[gi]
         out.append(members)
+        placed.update(members)
     left: dict[int, list[int]] = {}
     for d in sorted(shown - seen):
         left.setdefault(rule_of[d], []).append(d)
     out.extend(left.values())
-    return Applied(out, out_labels, dropped=dropped, kept_by_rules=len(shown - seen), refused=refused)
+    return Applied(out, out_labels, dropped=dropped, kept_by_rules=len(shown - seen), refused=refused,
+                   placed=placed)

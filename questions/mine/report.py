@@ -173,6 +173,8 @@ def _model_section(title: str, note, asked_for: str, fallback: str, body: list[s
 
 
 def _screened_lines(sc, top: int) -> list[str]:
+    if not sc.shown:
+        return []  # (its note says why)
     lines: list[str] = []
     lines.append(f"{_cell(sc.by, 80)} read {sc.shown} distinct message(s) and said which are questions: "
                  f"{len(sc.became_questions)} the rules had not proposed became questions, and "

@@ -12,7 +12,8 @@ A `Screener` sees each distinct message once and answers a label for it:
 
 What the answer may do is decided here and in the miner, by code, whatever it says: only the
 messages it was shown are relabelled (an index it was not shown, or named again, is dropped; a
-label outside `LABELS` is dropped), a message it leaves out keeps the rules' label, and some
+label outside `LABELS` is dropped, an index given two labels keeps the rules'), a message it leaves
+out keeps the rules' label, and some
 messages are never shown, so never relabelled (`shown_to_screen`): questions sent from the bank
 or by the autopilot (questions by construction), answers to the agent's own question, and
 messages that hand over code, output, files or a reference (information the agent did not have,
@@ -59,9 +60,11 @@ class AppliedScreening:
 
 
 def apply_screening(answer: Screening, shown: list[Shown]) -> AppliedScreening:
-    """The labels to use: `answer` checked against what was shown (first say per index counts)."""
+    """The labels to use: `answer` checked against what was shown. A pair naming an index it was
+    not shown, or a label outside LABELS, is dropped; an index given two different labels keeps
+    the rules' (the answer contradicts itself), one given the same label twice counts once."""
     indices = {s.index for s in shown}
-    labels: dict[int, str] = {}
+    said: dict[int, set[str]] = {}
     dropped = 0
     for pair in answer.labels:
         try:
@@ -69,11 +72,13 @@ def apply_screening(answer: Screening, shown: list[Shown]) -> AppliedScreening:
         except (TypeError, ValueError):
             dropped += 1
             continue
-        if (not isinstance(i, int) or isinstance(i, bool) or i not in indices or i in labels
-                or label not in LABELS):
+        if not isinstance(i, int) or isinstance(i, bool) or i not in indices or label not in LABELS:
             dropped += 1
             continue
-        labels[i] = label
+        if i in said:
+            dropped += 1
+        said.setdefault(i, set()).add(label)
+    labels = {i: next(iter(ls)) for i, ls in said.items() if len(ls) == 1}
     return AppliedScreening(labels, dropped=dropped, left_out=len(indices - labels.keys()))
 
 

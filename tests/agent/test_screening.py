@@ -91,8 +91,8 @@ def test_the_model_finds_the_lost_askings_and_drops_the_information(fake):
     first = server.requests[0]
     # one forced tool call, every message's text and nothing else (no label of the rules, no key)
     assert first.body["tool_choice"] == {"type": "tool", "name": TOOL}
-    assert {m["text"] for m in block_of(first.first_user_text, "messages")} == set(TRUTH)
-    assert "asks" not in json.dumps(block_of(first.first_user_text, "messages"))
+    shown = block_of(first.first_user_text, "messages")
+    assert {m["text"] for m in shown} == set(TRUTH) and all(set(m) == {"id", "text"} for m in shown)
     assert first.api_key not in first.all_text()
     # the grouping that follows sees the screened questions only
     assert {w["text"] for w in block_of(server.requests[1].first_user_text, "wordings")} == set(KEY_OF)
@@ -134,31 +134,37 @@ def test_batches_each_stand_on_their_own(fake, tmp_path):
 # -- attacks: what an answer (a confused or injected model) could do, and what code lets through ----
 
 def test_attack_an_answer_cannot_invent_repeat_or_mislabel(fake, tmp_path):
-    # every id as a question, then again as information, ids it was never shown, a label it does
-    # not know: each message gets one label, the first; the rest is dropped and counted
+    # every id as a question and again as information, ids it was never shown, a label it does not
+    # know: an answer that contradicts itself about a message leaves it the rules' label
+    from questions.mine.classify import classify
+
     def greedy(req):
         ids = [m["id"] for m in block_of(req.first_user_text, "messages")]
-        return Reply(tool(TOOL, question=ids + ["m999", "m0", 7], information=ids, directive=[], other=[],
+        return Reply(tool(TOOL, information=ids, question=ids + ["m999", "m0", 7], directive=[], other=[],
                           urgent=ids))
     fake(handler=greedy)
     result = mine([write_log(tmp_path)], MineConfig(), screen=screener())
-    # the first naming counts: every message a question (those standing alone given back to the rules)
-    assert all(m.label == "question" or "not proposed" in m.reasons[-1] for m in result.messages)
-    assert result.screening.dropped == len(TRUTH)  # the second naming of each; m999/m0/7 never reach it
-    pairs = [(0, "question"), (0, "other"), (5, "question"), (1, "question?"), (True, "other"), "junk"]
+    assert all(m.label == classify(m.text).label for m in result.messages)
+    assert result.screening.dropped == len(TRUTH) and not result.screening.became_questions
+    pairs = [(0, "question"), (0, "other"), (5, "question"), (1, "question?"), (True, "other"), "junk",
+             (1, "information"), (1, "information")]
     applied = apply_screening(Screening(pairs, "x"), [Shown(0, "a"), Shown(1, "b")])
-    assert applied.labels == {0: "question"} and applied.dropped == 5 and applied.left_out == 1
+    assert applied.labels == {1: "information"} and applied.dropped == 6 and applied.left_out == 1
 
 
 def test_attack_an_answer_that_leaves_messages_out_does_not_move_them(fake, tmp_path):
+    # it labels one message and leaves the rest out: exactly that one moves (to information), the
+    # others keep the rules' labels
+    from questions.mine.classify import classify
+
     def lazy(req):
-        ids = [m["id"] for m in block_of(req.first_user_text, "messages")]
-        return Reply(tool(TOOL, question=[], information=ids[:1], directive=[], other=[]))
+        shown = block_of(req.first_user_text, "messages")
+        first = next(m for m in shown if m["text"] == LETS_THROUGH)
+        return Reply(tool(TOOL, question=[], information=[first["id"]], directive=[], other=[]))
     fake(handler=lazy)
     result = mine([write_log(tmp_path)], MineConfig(), screen=screener())
-    from questions.mine.classify import classify
-    moved = [t for t, lab in labels_of(result).items() if lab != classify(t).label]
-    assert len(moved) <= 1 and result.screening.left_out == len(TRUTH) - 1
+    moved = {m.text for m in result.messages if m.label != classify(m.text).label}
+    assert moved == {LETS_THROUGH} and result.screening.left_out == len(TRUTH) - 1
 
 
 def test_attack_bank_questions_and_handed_over_material_are_never_shown(fake, tmp_path):
@@ -178,7 +184,9 @@ def test_attack_bank_questions_and_handed_over_material_are_never_shown(fake, tm
     shown = [m["text"] for m in block_of(server.requests[0].first_user_text, "messages")]
     assert pasted not in shown and link not in shown and shown.count(bank_q) == 1
     by_source = {(m.text, m.source): m.label for m in result.messages}
-    assert by_source[(bank_q, "bank")] == "question" and by_source[(bank_q, "free")] == "other"
+    assert by_source[(bank_q, "bank")] == "question"
+    # and taking every typed question out at once is refused (below)
+    assert by_source[(bank_q, "free")] == "question" and any("refused" in n for n in result.screening.notes)
     assert by_source[(pasted, "free")] == "information" and by_source[(link, "free")] == "information"
 
 
@@ -247,17 +255,26 @@ def test_attack_a_model_that_calls_everything_a_question_makes_no_candidate_of_i
     assert "not proposed" in m.reasons[-1]
 
 
-def test_attack_a_credential_in_a_message_is_not_sent_on(fake, tmp_path):
-    # the screening sends every message's text; one holding this process's key, or anything shaped
-    # like an Anthropic key, goes out redacted
+def test_attack_a_credential_in_a_message_is_not_sent_on(fake, tmp_path, monkeypatch):
+    # the screening sends every message's text; one holding this process's key, a secret-named
+    # variable's value (even one JSON would escape), or anything shaped like an Anthropic key goes out
+    # redacted, also where the message is cut to length right through it
+    monkeypatch.setenv("DB_PASSWORD", 'hunter2<>"\\Xy9')
     server = fake(handler=truthful)
     key = server.env()["ANTHROPIC_API_KEY"]
     base = records(PLANTED)[0][0]
+    long_one = "how long does the nightly run take? " + "x" * 1156 + ' hunter2<>"\\Xy9'  # cut at 1,200
     extra = [{**base, "seq": 9100, "text": f"is the key {key} still valid for the bench box?"},
-             {**base, "seq": 9101, "text": "try sk-ant-api03-AbCdEfGhIjKlMnOp on the other node?"}]
+             {**base, "seq": 9101, "text": "try sk-ant-api03-AbCdEfGhIjKlMnOp on the other node?"},
+             {**base, "seq": 9102, "text": 'does the db still take hunter2<>"\\Xy9 as its password?'},
+             {**base, "seq": 9103, "text": long_one}]
     mine([write_log(tmp_path, extra)], MineConfig(), screen=screener())
     sent = server.requests[0].first_user_text
-    assert key not in sent and "sk-ant-api03-AbCdEfGhIjKlMnOp" not in sent and sent.count("[redacted]") == 2
+    texts = [m["text"] for m in block_of(sent, "messages")]
+    for secret in (key, "sk-ant-api03-AbCdEfGhIjKlMnOp", 'hunter2<>"\\Xy9', "hunte"):
+        assert not any(secret in t for t in texts), secret
+    assert sum(t.count("[redacted]") for t in texts) == 3  # and the fourth cut short: "... [redac…"
+    assert any(t.startswith("how long") and t.endswith("[redac\u2026") for t in texts)
 
 
 def test_a_candidate_is_worded_by_an_asking_the_rules_read(fake, tmp_path):
@@ -281,3 +298,33 @@ def test_a_candidate_is_worded_by_an_asking_the_rules_read(fake, tmp_path):
         KEY_OF.pop("or power?")
     power = next(c for c in result.clusters if any(m.text == "or power?" for m in c.members))
     assert power.screened_in == 7 and power.text in {display_text(t) for t in QUESTIONS["power"]}
+
+
+def test_attack_a_model_cannot_take_most_of_the_rules_questions_out(fake, tmp_path):
+    # one answer (or one message telling the model to call everything "other") would empty the
+    # candidates; more than half of the rules' questions taken out at once is refused, a few is not
+    from questions.mine.classify import classify
+
+    def everything_other(req):
+        return Reply(tool(TOOL, question=[], information=[], directive=[],
+                          other=[m["id"] for m in block_of(req.first_user_text, "messages")]))
+    fake(handler=everything_other)
+    result = mine([write_log(tmp_path)], MineConfig(), screen=screener())
+    asked = [m for m in result.messages if classify(m.text).label == "question"]
+    assert asked and all(m.label == "question" for m in asked)
+    assert not result.screening.no_longer_questions and any("refused" in n for n in result.screening.notes)
+    fake(handler=truthful)  # one of five taken out (LETS_THROUGH): allowed
+    again = mine([write_log(tmp_path)], MineConfig(), screen=screener())
+    assert [t for t, _ in again.screening.no_longer_questions] == [LETS_THROUGH]
+
+
+
+def test_nothing_to_read_is_said(fake, tmp_path):
+    # a log of bank questions only: no request goes out, and the result says why nothing was read
+    server = fake(handler=truthful)
+    base = records(PLANTED)[0][0]
+    bank_q = "Does the math run on tcgen05 with the accumulators in tensor memory? Check the SASS."
+    path = tmp_path / "steering.jsonl"
+    path.write_text(json.dumps({**base, "text": bank_q, "source": "bank", "bank_id": "b-tcgen05"}) + "\n")
+    result = mine([path], MineConfig(), screen=screener())
+    assert not server.requests and result.screening.shown == 0 and "nothing to read" in result.screening.notes[0]
