@@ -328,3 +328,55 @@ def test_nothing_to_read_is_said(fake, tmp_path):
     path.write_text(json.dumps({**base, "text": bank_q, "source": "bank", "bank_id": "b-tcgen05"}) + "\n")
     result = mine([path], MineConfig(), screen=screener())
     assert not server.requests and result.screening.shown == 0 and "nothing to read" in result.screening.notes[0]
+
+
+def _everything_a_question_then(group):
+    """A screener that calls every message a question, and a grouper given by `group(wordings)`."""
+    def handler(req):
+        if req.body["tool_choice"]["name"] == TOOL:
+            return Reply(tool(TOOL, question=[m["id"] for m in block_of(req.first_user_text, "messages")],
+                              information=[], directive=[], other=[]))
+        return Reply(tool(GROUP_TOOL, groups=group(block_of(req.first_user_text, "wordings"))))
+    return handler
+
+
+def test_attack_word_overlap_alone_does_not_place_the_models_finds(fake, tmp_path):
+    # "Board power during the run is capped at 700 W, so that's the ceiling." hands over a fact and shares
+    # words with "Board power during the run?": the rules' clustering puts them together. A screener that calls it a question and a
+    # grouping that leaves that cluster to the rules must not get it proposed
+    from agent.grouping import ModelGrouper
+
+    capped = "Board power during the run is capped at 700 W, so that's the ceiling."
+
+    def only_the_askings(wordings):  # (it places the occupancy askings and leaves the rest to the rules)
+        return [{"asks_for": "occupancy", "ids": [w["id"] for w in wordings if KEY_OF.get(w["text"]) == "occupancy"]}]
+    fake(handler=_everything_a_question_then(only_the_askings))
+    ask, model = api_ask()
+    base = records(PLANTED)[0][0]
+    result = mine([write_log(tmp_path, [{**base, "seq": 9300, "text": capped}])], MineConfig(),
+                  screen=ModelScreener(ask, model), regroup=ModelGrouper(ask, model))
+    proposed = {m.text for c in result.clusters for m in c.members}
+    assert capped not in proposed and proposed <= set(KEY_OF) | {LETS_THROUGH}  # (the rules' own question)
+    assert next(m for m in result.messages if m.text == capped).label == "information"
+    # the grouping's note counts the rules' candidates and what was proposed, not the model-only ones
+    assert result.regrouping.candidates == len(result.clusters)
+    assert not any("capped" in t for c in result.clusters for t in c.rules_made)
+
+
+def test_a_bank_question_the_rules_misread_is_kept_by_its_match(fake, tmp_path):
+    # the bank's "What did you try that did not work, and why? ..." typed freely reads as information to
+    # the rules; the model calls it a question; alone it rests on no rules' asking, but it is a known
+    # question: its candidate matches the bank item and is kept
+    from agent.grouping import ModelGrouper
+    from questions.loader import load_bank
+
+    item = next(it for it in load_bank() if it.id == "done-untried")
+    fake(handler=_everything_a_question_then(
+        lambda ws: [{"asks_for": w["text"][:20], "ids": [w["id"]]} for w in ws]))
+    ask, model = api_ask()
+    base = records(PLANTED)[0][0]
+    extra = [{**base, "seq": 9400 + i, "t": base["t"] + 30 * i, "text": item.text} for i in range(3)]
+    result = mine([write_log(tmp_path, extra)], MineConfig(), bank=load_bank(),
+                  screen=ModelScreener(ask, model), regroup=ModelGrouper(ask, model))
+    kept = [c for c in result.clusters if any(m.text == item.text for m in c.members)]
+    assert len(kept) == 1 and kept[0].match == "done-untried" and kept[0].stats["asked"] == 3
