@@ -24,11 +24,12 @@ not written again; the report lists them.
 two second opinions: which messages are questions at all (the rules lose askings typed in forms
 they have no rule for), then how the question wordings group (the rules split a question asked
 in words that share nothing; the model groups by meaning). It needs ANTHROPIC_API_KEY and sends
-the messages' text (nothing else) to the API; code checks each answer (each message and wording
-once, bank questions and messages carrying code, output, files or a URL never relabelled, askings
-sent from different bank items never joined) and keeps the rules' say where an answer is
-unusable. The report lists every message the model relabelled and every candidate it made from
-several of the rules'. See docs/mining.md.
+the messages' text (nothing else; credentials in it redacted) to the API; code checks each answer
+(each message and wording once, bank questions and messages carrying code, output, files or a URL
+never relabelled, askings sent from different bank items never joined, a question only the model
+sees proposed only where its grouping places it beside one the rules read) and keeps the rules'
+say where an answer is unusable. The report lists every message the model relabelled and every
+candidate it made from several of the rules'. See docs/mining.md.
 """
 
 
