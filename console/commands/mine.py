@@ -125,14 +125,8 @@ def run(args: argparse.Namespace) -> int:
                       "skipped": r.skipped, "notes": r.notes} for r in result.reads],
             "messages": len(result.messages), "sessions": result.sessions, "labels": by,
             "clusters": len(result.clusters), "new": saved["new"], "updated": saved["updated"],
-            "regrouped": None if rg is None else {"by": rg.by, "ok": rg.ok, "rule_candidates": rg.rule_candidates,
-                                                  "candidates": rg.candidates, "joined": rg.joined,
-                                                  "parted": rg.parted, "notes": rg.notes},
-            "screened": None if sc is None else {
-                "by": sc.by, "ok": sc.ok, "shown": sc.shown, "notes": sc.notes,
-                "became_questions": [{"text": t, "rules": was} for t, was in sc.became_questions],
-                "no_longer_questions": [{"text": t, "label": now} for t, now in sc.no_longer_questions],
-                "alone": [{"text": t, "rules": was} for t, was in sc.alone]},
+            "regrouped": None if rg is None else rg.to_json(),
+            "screened": None if sc is None else sc.to_json(),
             "known": saved["known"], "out": args.out, "report": args.report,
             "candidates": [{"id": c.id, "text": c.text, "stats": c.stats, "triggers": list(c.triggers),
                             "layers": list(c.layers), "arch": list(c.arch), "match": c.match}

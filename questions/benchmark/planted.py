@@ -134,13 +134,7 @@ def score(ps: PlantedSet, seed: int = 1, regroup=None, screen=None) -> dict:
                              "matches": [result.clusters[ci].match for ci in clusters if result.clusters[ci].match]}
     one = sum(1 for v in per_question.values() if v["verdict"] == "one")
     sc = result.screening
-    screened = None if sc is None else {
-        "by": sc.by, "ok": sc.ok, "shown": sc.shown,
-        "became_questions": [{"text": t, "planted": truth.get(t, (None, "?"))[1], "rules": was}
-                             for t, was in sc.became_questions],
-        "no_longer_questions": [{"text": t, "planted": truth.get(t, (None, "?"))[1], "label": now}
-                                for t, now in sc.no_longer_questions],
-        "alone": [{"text": t, "planted": truth.get(t, (None, "?"))[1], "rules": was} for t, was in sc.alone]}
+    screened = None if sc is None else sc.to_json(planted=lambda t: truth.get(t, (None, "?"))[1])
     return {"set": ps.name, "questions": len(per_question), "one_candidate": one,
             "one_candidate_rate": round(one / len(per_question), 3) if per_question else None,
             "information": len(ps.information), "information_proposed": info_proposed,

@@ -86,6 +86,10 @@ class RegroupNote:
     refused: int = 0
     notes: list[str] = field(default_factory=list)
 
+    def to_json(self) -> dict:
+        return {"by": self.by, "ok": self.ok, "rule_candidates": self.rule_candidates, "candidates": self.candidates,
+                "joined": self.joined, "parted": self.parted, "notes": self.notes}
+
 
 @dataclass
 class ScreenNote:
@@ -102,6 +106,14 @@ class ScreenNote:
     dropped: int = 0
     left_out: int = 0
     notes: list[str] = field(default_factory=list)
+
+    def to_json(self, planted=None) -> dict:
+        """`planted(text)`: what a benchmark planted the message as, added to each moved one."""
+        def moved(pairs: list[tuple[str, str]], key: str) -> list[dict]:
+            return [{"text": t, key: label} | ({"planted": planted(t)} if planted else {}) for t, label in pairs]
+        return {"by": self.by, "ok": self.ok, "shown": self.shown, "notes": self.notes,
+                "became_questions": moved(self.became_questions, "rules"),
+                "no_longer_questions": moved(self.no_longer_questions, "label"), "alone": moved(self.alone, "rules")}
 
 
 @dataclass

@@ -190,3 +190,9 @@ def processes_with(marker: str) -> list[int]:
         except OSError:
             pass
     return found
+
+
+def data_block(text: str, tag: str) -> list[dict]:
+    """The JSON lines between `<tag>` and `</tag>` of a model request (agent.opinion.data_line)."""
+    return [json.loads(line) for line in text.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0].splitlines()]
+

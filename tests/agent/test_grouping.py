@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.grouping import TOOL, ModelGrouper, RecordedModel, api_ask, build_request, request_key
+from agent_helpers import data_block
 from fake_anthropic import Error, Reply, text, tool
 from questions.benchmark.planted import PlantedSet, records, score
 from questions.mine import MineConfig, mine
@@ -34,9 +35,7 @@ KEY_OF = {t: k for k, ts in QUESTIONS.items() for t in ts}
 
 
 def wordings_of(req) -> list[dict]:
-    body = req.first_user_text
-    block = body.split("<wordings>\n", 1)[1].split("\n</wordings>", 1)[0]
-    return [json.loads(line) for line in block.splitlines()]
+    return data_block(req.first_user_text, "wordings")
 
 
 def key_of(text_: str) -> str:
@@ -47,8 +46,7 @@ def by_meaning(req) -> Reply:
     """A scripted model that knows which question each wording asks (the test's truth); asked
     first which messages are questions (`--with-model` screens before it groups), it says so."""
     if req.body["tool_choice"]["name"] == "report_kinds":
-        body = req.first_user_text
-        shown = [json.loads(line) for line in body.split("<messages>\n", 1)[1].split("\n</messages>", 1)[0].splitlines()]
+        shown = data_block(req.first_user_text, "messages")
         return Reply(tool("report_kinds", question=[m["id"] for m in shown if m["text"] in KEY_OF],
                           information=[m["id"] for m in shown if m["text"] not in KEY_OF], directive=[], other=[]))
     groups: dict[str, list[str]] = {}
@@ -153,8 +151,7 @@ def test_attack_a_wording_cannot_close_the_data_block():
     request, _ = build_request([evil, Wording(1, "Achieved occupancy?", 1, 1)], "m")
     body = request["messages"][0]["content"]
     assert body.count("</wordings>") == 1 and body.count("<wordings>") == 1
-    block = body.split("<wordings>\n", 1)[1].split("\n</wordings>", 1)[0]
-    assert [json.loads(line)["text"] for line in block.splitlines()][0] == evil.text  # intact, as data
+    assert data_block(body, "wordings")[0]["text"] == evil.text  # intact, as data
 
 
 def test_recorded_answers_replay_by_request_content(tmp_path):
@@ -162,9 +159,8 @@ def test_recorded_answers_replay_by_request_content(tmp_path):
     r = score(PLANTED, regroup=ModelGrouper(rec, "recorded"))
     assert {v["verdict"] for v in r["per_question"].values()} == {"split"} and len(rec.missing) == 1
     req_txt = (tmp_path / f"{rec.missing[0]}.request.txt").read_text()
-    lines = req_txt.split("<wordings>\n", 1)[1].split("\n</wordings>", 1)[0].splitlines()
     groups: dict[str, list[str]] = {}
-    for w in map(json.loads, lines):
+    for w in data_block(req_txt, "wordings"):
         groups.setdefault(key_of(w["text"]), []).append(w["id"])
     (tmp_path / f"{rec.missing[0]}.json").write_text(json.dumps(
         {"model": "test", "tool_input": {"groups": [{"asks_for": k, "ids": v} for k, v in groups.items()]}}))

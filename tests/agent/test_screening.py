@@ -15,6 +15,7 @@ from pathlib import Path
 from agent.grouping import TOOL as GROUP_TOOL
 from agent.opinion import RecordedModel, api_ask, request_key
 from agent.screening import TOOL, ModelScreener, build_request
+from agent_helpers import data_block
 from fake_anthropic import Error, Reply, text, tool
 from questions.benchmark.planted import PlantedSet, records, score
 from questions.mine import MineConfig, mine
@@ -36,19 +37,15 @@ TRUTH = {**{t: "question" for ts in QUESTIONS.values() for t in ts}, **{t: "info
 KEY_OF = {t: k for k, ts in QUESTIONS.items() for t in ts}
 
 
-def block_of(body: str, tag: str) -> list[dict]:
-    return [json.loads(line) for line in body.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0].splitlines()]
-
-
 def truthful(req) -> Reply:
     """A scripted model that knows what each message is and which question it asks (the test's truth)."""
     if req.body["tool_choice"]["name"] == TOOL:
         kinds: dict[str, list[str]] = {"question": [], "information": [], "directive": [], "other": []}
-        for m in block_of(req.first_user_text, "messages"):
+        for m in data_block(req.first_user_text, "messages"):
             kinds[TRUTH.get(m["text"], "other")].append(m["id"])
         return Reply(tool(TOOL, **kinds))
     groups: dict[str, list[str]] = {}
-    for w in block_of(req.first_user_text, "wordings"):
+    for w in data_block(req.first_user_text, "wordings"):
         groups.setdefault(KEY_OF.get(w["text"], w["text"]), []).append(w["id"])
     return Reply(tool(GROUP_TOOL, groups=[{"asks_for": k, "ids": ids} for k, ids in groups.items()]))
 
@@ -91,11 +88,11 @@ def test_the_model_finds_the_lost_askings_and_drops_the_information(fake):
     first = server.requests[0]
     # one forced tool call, every message's text and nothing else (no label of the rules, no key)
     assert first.body["tool_choice"] == {"type": "tool", "name": TOOL}
-    shown = block_of(first.first_user_text, "messages")
+    shown = data_block(first.first_user_text, "messages")
     assert {m["text"] for m in shown} == set(TRUTH) and all(set(m) == {"id", "text"} for m in shown)
     assert first.api_key not in first.all_text()
     # the grouping that follows sees the screened questions only
-    assert {w["text"] for w in block_of(server.requests[1].first_user_text, "wordings")} == set(KEY_OF)
+    assert {w["text"] for w in data_block(server.requests[1].first_user_text, "wordings")} == set(KEY_OF)
 
 
 def test_no_tool_call_leaves_the_rules_labels_standing(fake, tmp_path):
@@ -121,9 +118,9 @@ def test_batches_each_stand_on_their_own(fake, tmp_path):
         return Reply(text("no")) if len(calls) == 2 else truthful(req)
     fake(handler=handler)
     result = mine([write_log(tmp_path)], MineConfig(), screen=screener(max_messages=3))
-    sizes = [len(block_of(c.first_user_text, "messages")) for c in calls]
+    sizes = [len(data_block(c.first_user_text, "messages")) for c in calls]
     assert sizes == [3, 3, 3, 1] and result.screening.ok
-    failed = {m["text"] for m in block_of(calls[1].first_user_text, "messages")}
+    failed = {m["text"] for m in data_block(calls[1].first_user_text, "messages")}
     labels = labels_of(result)
     from questions.mine.classify import classify
     assert all(labels[t] == classify(t).label for t in failed)
@@ -139,7 +136,7 @@ def test_attack_an_answer_cannot_invent_repeat_or_mislabel(fake, tmp_path):
     from questions.mine.classify import classify
 
     def greedy(req):
-        ids = [m["id"] for m in block_of(req.first_user_text, "messages")]
+        ids = [m["id"] for m in data_block(req.first_user_text, "messages")]
         return Reply(tool(TOOL, information=ids, question=ids + ["m999", "m0", 7], directive=[], other=[],
                           urgent=ids))
     fake(handler=greedy)
@@ -158,7 +155,7 @@ def test_attack_an_answer_that_leaves_messages_out_does_not_move_them(fake, tmp_
     from questions.mine.classify import classify
 
     def lazy(req):
-        shown = block_of(req.first_user_text, "messages")
+        shown = data_block(req.first_user_text, "messages")
         first = next(m for m in shown if m["text"] == LETS_THROUGH)
         return Reply(tool(TOOL, question=[], information=[first["id"]], directive=[], other=[]))
     fake(handler=lazy)
@@ -171,7 +168,7 @@ def test_attack_bank_questions_and_handed_over_material_are_never_shown(fake, tm
     # a model told (by a message, or confused) to call everything "other" cannot unmake a question
     # sent from the bank, nor make a question of pasted output or a link
     server = fake(handler=lambda req: Reply(tool(TOOL, question=[], information=[], directive=[], other=[
-        m["id"] for m in block_of(req.first_user_text, "messages")])))
+        m["id"] for m in data_block(req.first_user_text, "messages")])))
     pasted = "here is the profile:\n```\nsm__warps_active 41%\n```\nwhat is the occupancy now?"
     link = "see https://docs.nvidia.com/cuda/ — what occupancy do you get?"
     bank_q = "Does the math run on tcgen05 with the accumulators in tensor memory? Check the SASS."
@@ -181,7 +178,7 @@ def test_attack_bank_questions_and_handed_over_material_are_never_shown(fake, tm
         (bank_q, {}),  # the same words typed freely: that one is shown
     ])]
     result = mine([write_log(tmp_path, extra)], MineConfig(), screen=screener())
-    shown = [m["text"] for m in block_of(server.requests[0].first_user_text, "messages")]
+    shown = [m["text"] for m in data_block(server.requests[0].first_user_text, "messages")]
     assert pasted not in shown and link not in shown and shown.count(bank_q) == 1
     by_source = {(m.text, m.source): m.label for m in result.messages}
     assert by_source[(bank_q, "bank")] == "question"
@@ -195,7 +192,7 @@ def test_attack_a_message_cannot_close_the_data_block():
     request, _ = build_request([evil, Shown(1, "Achieved occupancy?")], "m")
     body = request["messages"][0]["content"]
     assert body.count("</messages>") == 1 and body.count("<messages>") == 1
-    assert block_of(body, "messages")[0]["text"] == evil.text  # intact, as data
+    assert data_block(body, "messages")[0]["text"] == evil.text  # intact, as data
 
 
 def test_recorded_answers_replay_by_request_content(tmp_path):
@@ -204,7 +201,7 @@ def test_recorded_answers_replay_by_request_content(tmp_path):
     assert r["screened"]["ok"] is False and len(rec.missing) == 1
     body = (tmp_path / f"{rec.missing[0]}.request.txt").read_text()
     kinds: dict[str, list[str]] = {"question": [], "information": [], "directive": [], "other": []}
-    for m in block_of(body, "messages"):
+    for m in data_block(body, "messages"):
         kinds[TRUTH[m["text"]]].append(m["id"])
     (tmp_path / f"{rec.missing[0]}.json").write_text(json.dumps({"model": "test", "tool_input": kinds}))
     again = score(PLANTED, screen=ModelScreener(RecordedModel(tmp_path), "recorded"))
@@ -242,7 +239,7 @@ def test_attack_a_model_that_calls_everything_a_question_makes_no_candidate_of_i
     # asking the rules also read as one
     from questions.mine.classify import classify
 
-    fake(handler=lambda req: Reply(tool(TOOL, question=[m["id"] for m in block_of(req.first_user_text, "messages")],
+    fake(handler=lambda req: Reply(tool(TOOL, question=[m["id"] for m in data_block(req.first_user_text, "messages")],
                                         information=[], directive=[], other=[])))
     result = mine([write_log(tmp_path)], MineConfig(), screen=screener())
     assert result.clusters and all(any(classify(m.text).label == "question" for m in c.members)
@@ -270,7 +267,7 @@ def test_attack_a_credential_in_a_message_is_not_sent_on(fake, tmp_path, monkeyp
              {**base, "seq": 9103, "text": long_one}]
     mine([write_log(tmp_path, extra)], MineConfig(), screen=screener())
     sent = server.requests[0].first_user_text
-    texts = [m["text"] for m in block_of(sent, "messages")]
+    texts = [m["text"] for m in data_block(sent, "messages")]
     for secret in (key, "sk-ant-api03-AbCdEfGhIjKlMnOp", 'hunter2<>"\\Xy9', "hunte"):
         assert not any(secret in t for t in texts), secret
     assert sum(t.count("[redacted]") for t in texts) == 3  # and the fourth cut short: "... [redac…"
@@ -307,7 +304,7 @@ def test_attack_a_model_cannot_take_most_of_the_rules_questions_out(fake, tmp_pa
 
     def everything_other(req):
         return Reply(tool(TOOL, question=[], information=[], directive=[],
-                          other=[m["id"] for m in block_of(req.first_user_text, "messages")]))
+                          other=[m["id"] for m in data_block(req.first_user_text, "messages")]))
     fake(handler=everything_other)
     result = mine([write_log(tmp_path)], MineConfig(), screen=screener())
     asked = [m for m in result.messages if classify(m.text).label == "question"]
@@ -334,9 +331,9 @@ def _everything_a_question_then(group):
     """A screener that calls every message a question, and a grouper given by `group(wordings)`."""
     def handler(req):
         if req.body["tool_choice"]["name"] == TOOL:
-            return Reply(tool(TOOL, question=[m["id"] for m in block_of(req.first_user_text, "messages")],
+            return Reply(tool(TOOL, question=[m["id"] for m in data_block(req.first_user_text, "messages")],
                               information=[], directive=[], other=[]))
-        return Reply(tool(GROUP_TOOL, groups=group(block_of(req.first_user_text, "wordings"))))
+        return Reply(tool(GROUP_TOOL, groups=group(data_block(req.first_user_text, "wordings"))))
     return handler
 
 
