@@ -111,7 +111,9 @@ def test_a_measurement_that_stays_undecided_tells_the_agent_why(fake, tmp_path):
     runner.evals.env["KERNELSEEK_CONTENDED_SHARE"] = "-1"  # contended, every time
     assert runner.run() == "max_turns"
     evs = events(tmp_path / "s")
-    assert [e["purpose"] for e in of_type(evs, "eval_result")] == ["stop_check", "remeasure"]
+    # (once, in a fresh clone's CI beside other load, the re-measure did not happen: say why if it recurs)
+    assert [e["purpose"] for e in of_type(evs, "eval_result")] == ["stop_check", "remeasure"], \
+        [(e.get("reasons"), e.get("feedback")) for e in of_type(evs, "stop_check")]
     (check,) = of_type(evs, "stop_check")
     assert check["goal_met"] is False and check["blocked"] is True and check["undecided"] is True
     assert check["measured"] == 2 and all(r.startswith("re-measure:") for r in check["reasons"])
