@@ -37,7 +37,8 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 # environment variables a host keeps (everything else, credentials included, is dropped)
 HOST_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
             "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_PATH", "NVIDIA_VISIBLE_DEVICES", "OMP_NUM_THREADS",
-            "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", "PYTHONHASHSEED", "VIRTUAL_ENV")
+            "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY", "PYTHONHASHSEED", "VIRTUAL_ENV",
+            "KERNELSEEK_FLUSH_BYTES")
 HIGH_FD = 100  # the protocol's descriptors sit above what the sandbox's shell prologue uses
 BULK_MIN = 1 << 16  # payloads from this size on cross through the shared buffer
 LOAD_TIMEOUT_S = 180.0

@@ -153,3 +153,19 @@ def test_the_candidate_sees_none_of_the_callers_secrets(tmp_path):
     env = dict(os.environ, KS_TEST_SECRET="hunter2-hunter2", ANTHROPIC_API_KEY="sk-ant-test")
     report = evaluate_isolated("softmax-cpu", probe, only=SMALL, seed=5, timing=False, env=env)
     assert report.all_correct, [s.failure for s in report.scenarios]
+
+
+def test_the_flush_cap_is_a_cap_and_reaches_the_host_with_no_secret(monkeypatch, tmp_path):
+    # KERNELSEEK_FLUSH_BYTES (set by tests/conftest.py for tests that only pass through the evaluator)
+    # can only shrink the cold-cache flush, never grow it; junk leaves it whole
+    from evaluator.host import flush_bytes
+    from evaluator.hosting import host_environment
+
+    monkeypatch.delenv("KERNELSEEK_FLUSH_BYTES", raising=False)
+    assert flush_bytes(64 << 20) == 128 << 20
+    for value, want in [("1048576", 1 << 20), (str(1 << 40), 128 << 20), ("0", 128 << 20), ("-5", 128 << 20),
+                        ("lots", 128 << 20), ("", 128 << 20)]:
+        monkeypatch.setenv("KERNELSEEK_FLUSH_BYTES", value)
+        assert flush_bytes(64 << 20) == want, value
+    env = host_environment({"KERNELSEEK_FLUSH_BYTES": "1048576", "ANTHROPIC_API_KEY": "sk-ant-x"}, tmp_path)
+    assert env["KERNELSEEK_FLUSH_BYTES"] == "1048576" and "ANTHROPIC_API_KEY" not in env
