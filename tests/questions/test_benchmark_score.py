@@ -168,3 +168,18 @@ def test_the_shipped_labels_cover_every_human_message_of_every_transcript():
         rows = summarise([s for s in scores if s.part == part])
         assert rows["all"].interventions >= 60  # enough real interventions on each side to mean something
     assert all(lab.act in INTERVENTIONS + ("answer", "next", "other", "missed") for f in files for lab in f.labels)
+
+
+def test_an_alarm_budget_holds_back_what_finds_the_bucket_empty():
+    # benchmarks/alarm_budget.py: a token bucket of `burst` alarms refilled at `rate` per active hour
+    from alarm_budget import active_clock, budgeted
+
+    events = [{"seq": i, "t": 60.0 * i} for i in range(121)]  # two active hours, one event a minute
+    events[50]["t"] = events[49]["t"] + 3600  # an hour's pause counts as five minutes
+    clock = active_clock(events)
+    assert clock[49] == 49 * 60 and clock[50] == 49 * 60 + 300
+    points = [dp("start", 0)] + [dp("agent_question", s) for s in (1, 2, 3, 25, 30, 32, 90)]
+    kept = budgeted(points, clock, rate=2.0, burst=1.0)  # one alarm, then one per 30 active minutes
+    assert [p.about_seq for p in kept] == [0, 1, 32, 90]  # (at 30: 29 minutes after the one at 1)
+    assert [p.about_seq for p in budgeted(points, clock, rate=2.0, burst=3.0)] == [0, 1, 2, 3, 32, 90]
+    assert budgeted(points, clock, rate=1e9, burst=1e9) == points
