@@ -70,8 +70,13 @@ class CpuDevice(Device):
 
     def info(self) -> dict[str, Any]:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        return {"name": cpu_model(), "cores": cores, "llc_bytes": self.llc,
-                "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+        out = {"name": cpu_model(), "cores": cores, "llc_bytes": self.llc,
+               "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+        from evaluator.host import flush_bytes
+
+        if flush_bytes(self.llc) != 2 * self.llc:  # a test rig's cap (KERNELSEEK_FLUSH_BYTES): said in the report
+            out["flush_bytes"] = flush_bytes(self.llc)
+        return out
 
     def peaks(self, cache_dir: Path) -> dict[str, Any]:
         key = f"cpu|{cpu_model()}|{self.info()['cores']}|{os.environ.get('OMP_NUM_THREADS', '')}"

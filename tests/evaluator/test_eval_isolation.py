@@ -169,3 +169,10 @@ def test_the_flush_cap_is_a_cap_and_reaches_the_host_with_no_secret(monkeypatch,
         assert flush_bytes(64 << 20) == want, value
     env = host_environment({"KERNELSEEK_FLUSH_BYTES": "1048576", "ANTHROPIC_API_KEY": "sk-ant-x"}, tmp_path)
     assert env["KERNELSEEK_FLUSH_BYTES"] == "1048576" and "ANTHROPIC_API_KEY" not in env
+    # a capped flush is no longer a cold-cache measurement: the report's device says so
+    from evaluator.backend_cpu import CpuDevice
+
+    monkeypatch.setenv("KERNELSEEK_FLUSH_BYTES", "1048576")
+    assert CpuDevice().info()["flush_bytes"] == 1 << 20
+    monkeypatch.delenv("KERNELSEEK_FLUSH_BYTES")
+    assert "flush_bytes" not in CpuDevice().info()
