@@ -294,16 +294,13 @@ def test_header_matches_the_params_of_task_yaml(task):
     assert check_header(task) == []
 
 
-def test_each_broken_candidate_is_the_seed_with_its_patch_and_passes_the_source_constraints(task):
-    # what makes them a test of correctness, not of the constraints: nothing the source check reads
-    # tells them from the seed (their builds and machine code: tests/attention_sm90/test_attention_gpu.py)
+def test_broken_candidates_pass_the_source_constraints(task):
+    # what makes them a test of correctness rather than of the constraints (their builds and machine
+    # code are checked by tests/attention_sm90/test_attention_gpu.py, which runs them)
     from evaluator.constraints import check_source
 
-    seed = task.seed.read_text()
     for b in BROKEN:
-        text = b.path.read_text()
-        assert text != seed and all(new in text for _, new in b.patches if new), b.name
-        assert check_source(text, [], [], task.constraints) == [], b.name
+        assert check_source(b.path.read_text(), [], [], task.constraints) == [], b.name
 
 
 @needs_nvcc
