@@ -231,6 +231,7 @@ def forget() -> None:
     it; the compiled tables stay."""
     classify.cache_clear()
     voted_topics.cache_clear()
+    sentence_spans.cache_clear()
     forget_topics()
     forget_terms()
     forget_trigrams()
