@@ -120,3 +120,12 @@ def test_the_benchmarks_time_a_cold_read_not_the_memos_of_the_run_before(tmp_pat
     assert topics.cache_info().currsize == 0 and respelled.cache_info().currsize == 0
     from questions.mine.classify import classify
     assert classify.cache_info().currsize == 0
+    # and every other memo of texts in the miner's modules (an lru_cache of more than one entry: the
+    # compiled tables are single entries and stay); the sentence spans were once left behind
+    import functools
+    import sys
+
+    left = [f"{name}.{k}" for name, mod in list(sys.modules.items()) if name.startswith("questions.mine")
+            for k, v in vars(mod).items() if isinstance(v, functools._lru_cache_wrapper)
+            and getattr(v, "__module__", None) == name and (v.cache_info().maxsize or 2) > 1 and v.cache_info().currsize]
+    assert left == []
