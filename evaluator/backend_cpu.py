@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from evaluator.device import Device, Guard
-from evaluator.machine import cpu_model, last_level_cache_bytes, machine_busy_s, mem_available, own_cpu_s
+from evaluator.machine import cpu_model, flush_bytes, last_level_cache_bytes, machine_busy_s, mem_available, own_cpu_s
 
 _PEAK_SOURCE = r"""
 #include <omp.h>
@@ -72,10 +72,9 @@ class CpuDevice(Device):
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         out = {"name": cpu_model(), "cores": cores, "llc_bytes": self.llc,
                "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
-        from evaluator.host import flush_bytes
-
-        if flush_bytes(self.llc) != 2 * self.llc:  # a test rig's cap (KERNELSEEK_FLUSH_BYTES): said in the report
-            out["flush_bytes"] = flush_bytes(self.llc)
+        flush = flush_bytes(self.llc)
+        if flush != 2 * self.llc:  # a test rig's cap (KERNELSEEK_FLUSH_BYTES): said in the report
+            out["flush_bytes"] = flush
         return out
 
     def peaks(self, cache_dir: Path) -> dict[str, Any]:

@@ -43,14 +43,6 @@ SNAPSHOT = (0, 1)  # contestants whose outputs are kept in slots
 LATE_WAIT_S = 0.02  # checked candidate calls: outputs are compared with the snapshot this much later
 
 
-def flush_bytes(llc: int) -> int:
-    """What each cold-cache flush writes: twice the last-level cache. KERNELSEEK_FLUSH_BYTES caps
-    it (for test rigs whose tests only pass through the evaluator: a 260 MiB L3 makes each flush
-    ~25 ms there; not for measuring)."""
-    cap = os.environ.get("KERNELSEEK_FLUSH_BYTES", "")
-    return min(2 * llc, int(cap)) if cap.isdigit() and int(cap) > 0 else 2 * llc
-
-
 @dataclass
 class BufferSpec:
     name: str
@@ -159,7 +151,7 @@ class CpuBackend:
     def __init__(self, helper_lib: str, threads: int | None) -> None:
         from pathlib import Path
 
-        from evaluator.machine import last_level_cache_bytes
+        from evaluator.machine import flush_bytes, last_level_cache_bytes
         from evaluator.native import CpuHelper
 
         self.helper = CpuHelper(Path(helper_lib), threads)

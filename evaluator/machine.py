@@ -28,6 +28,14 @@ def last_level_cache_bytes() -> int:
     return best or (32 << 20)
 
 
+def flush_bytes(llc: int) -> int:
+    """What each cold-cache flush writes: twice the last-level cache. KERNELSEEK_FLUSH_BYTES caps
+    it (for test rigs whose tests only pass through the evaluator: a 260 MiB L3 makes each flush
+    ~25 ms there; not for measuring)."""
+    cap = os.environ.get("KERNELSEEK_FLUSH_BYTES", "")
+    return min(2 * llc, int(cap)) if cap.isdigit() and int(cap) > 0 else 2 * llc
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():

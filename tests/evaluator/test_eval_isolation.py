@@ -158,7 +158,7 @@ def test_the_candidate_sees_none_of_the_callers_secrets(tmp_path):
 def test_the_flush_cap_is_a_cap_and_reaches_the_host_with_no_secret(monkeypatch, tmp_path):
     # KERNELSEEK_FLUSH_BYTES (set by tests/conftest.py for tests that only pass through the evaluator)
     # can only shrink the cold-cache flush, never grow it; junk leaves it whole
-    from evaluator.host import flush_bytes
+    from evaluator.machine import flush_bytes
     from evaluator.hosting import host_environment
 
     monkeypatch.delenv("KERNELSEEK_FLUSH_BYTES", raising=False)
